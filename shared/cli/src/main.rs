@@ -1,0 +1,170 @@
+//! `payability`: check an x402 endpoint's 402 challenge from a terminal, check its memo
+//! binding, verify a signed report, or print the criteria document.
+
+mod verify;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use payability_core::criteria::{SigningKeyEntry, criteria_document};
+use payability_core::grade::{grade_check, grade_memo};
+use payability_core::policy::{AddressRule, PolicyRefusal, vet_target_url};
+use payability_core::report::{Op, UnsignedReport, check_report, memo_report};
+use payability_core::signing::ReportSigner;
+use payability_runtime::clock;
+use payability_runtime::fetch::Fetcher;
+use payability_runtime::signing_key::{KeySource, load_or_create};
+use serde_json::json;
+
+/// Exit code for a refusal of the input (policy, usage, unreadable file).
+const EXIT_REFUSED: u8 = 2;
+/// Exit code for an operational failure (key, client) or a failed verification.
+const EXIT_FAILED: u8 = 1;
+
+/// Environment variable that lets local tests reach loopback and private targets.
+const ALLOW_PRIVATE_VAR: &str = "PAYABILITY_ALLOW_PRIVATE_TARGETS";
+
+#[derive(Parser)]
+#[command(
+    name = "payability",
+    version,
+    about = "Signed, field-level payability verdicts on x402 402 challenges"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fetch URL once and print its signed check report (six states).
+    Check {
+        /// The endpoint to check.
+        url: String,
+    },
+    /// Fetch URL twice, back to back, and print its signed memo-binding report (five states).
+    Memo {
+        /// The endpoint to check.
+        url: String,
+    },
+    /// Verify a report's signature and say which key signed it.
+    Verify {
+        /// The report JSON file (`-` for standard input).
+        report: String,
+        /// A JWK, a key descriptor or a criteria document: inline JSON or a file path.
+        /// Default: the local signing key.
+        #[arg(long)]
+        key: Option<String>,
+    },
+    /// Print the criteria document, with the local signing key's descriptor.
+    Criteria,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check { url } => run_check(&url, Op::Check),
+        Command::Memo { url } => run_check(&url, Op::Memo),
+        Command::Verify { report, key } => verify::run(&report, key.as_deref()),
+        Command::Criteria => print_criteria(),
+    }
+}
+
+/// Prints a closed-form error as JSON on stderr.
+fn print_error(rule: &str, message: &str) {
+    eprintln!("{}", json!({"error": {"rule": rule, "message": message}}));
+}
+
+fn address_rule() -> Result<AddressRule, ExitCode> {
+    match std::env::var(ALLOW_PRIVATE_VAR).as_deref() {
+        Err(_) | Ok("") | Ok("0") => Ok(AddressRule::PublicOnly),
+        Ok("1") => Ok(AddressRule::AllowPrivate),
+        Ok(_) => {
+            print_error("bad_setting", "PAYABILITY_ALLOW_PRIVATE_TARGETS must be 0 or 1");
+            Err(ExitCode::from(EXIT_REFUSED))
+        }
+    }
+}
+
+/// Loads (or creates, saying where on stderr) the local signing key.
+fn local_signer() -> Result<ReportSigner, ExitCode> {
+    match load_or_create() {
+        Ok((signer, KeySource::Generated(path))) => {
+            eprintln!(
+                "payability: generated a new signing key at {} ({})",
+                path.display(),
+                signer.descriptor().fingerprint
+            );
+            Ok(signer)
+        }
+        Ok((signer, KeySource::Existing(_))) => Ok(signer),
+        Err(e) => {
+            print_error("signing_key", &e.to_string());
+            Err(ExitCode::from(EXIT_FAILED))
+        }
+    }
+}
+
+fn run_check(submitted: &str, op: Op) -> ExitCode {
+    let rule = match address_rule() {
+        Ok(rule) => rule,
+        Err(code) => return code,
+    };
+    let target = match vet_target_url(submitted, rule) {
+        Ok(target) => target,
+        Err(refusal) => return refuse(refusal),
+    };
+    let signer = match local_signer() {
+        Ok(signer) => signer,
+        Err(code) => return code,
+    };
+    let Ok(fetcher) = Fetcher::new(rule) else {
+        print_error("client_unavailable", "the HTTP client for target fetches could not be built");
+        return ExitCode::from(EXIT_FAILED);
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread tokio runtime builds");
+    let report: Option<UnsignedReport> = runtime.block_on(async {
+        match op {
+            Op::Check => {
+                let outcome = fetcher.fetch(&target).await;
+                let verdict = grade_check(target.as_str(), &outcome);
+                check_report(&target, verdict, clock::now(), true).ok()
+            }
+            Op::Memo => {
+                let [first, second] = fetcher.fetch_twice(&target).await;
+                let verdict = grade_memo(&first, &second);
+                memo_report(&target, verdict, clock::now(), true).ok()
+            }
+        }
+    });
+    let Some(report) = report else {
+        print_error("clock_out_of_range", "the system clock is outside the years 0000 to 9999");
+        return ExitCode::from(EXIT_FAILED);
+    };
+    let signed = report.sign(&signer);
+    println!("{}", serde_json::to_string_pretty(&signed).expect("a report serialises"));
+    ExitCode::SUCCESS
+}
+
+fn refuse(refusal: PolicyRefusal) -> ExitCode {
+    print_error(refusal.rule(), refusal.message());
+    ExitCode::from(EXIT_REFUSED)
+}
+
+fn print_criteria() -> ExitCode {
+    let signer = match local_signer() {
+        Ok(signer) => signer,
+        Err(code) => return code,
+    };
+    let key = SigningKeyEntry {
+        descriptor: signer.descriptor().clone(),
+        valid_from: None,
+        valid_until: None,
+    };
+    let document = criteria_document(vec![key]);
+    println!("{}", serde_json::to_string_pretty(&document).expect("the criteria serialise"));
+    ExitCode::SUCCESS
+}

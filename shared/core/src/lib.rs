@@ -1,0 +1,10 @@
+//! Pure core of payability-verdict: the criteria document, the target-URL policy, challenge
+//! decoding, the `check` and `memo` rules, report assembly and signatures. No I/O, no
+//! clock, no environment: time and keys come in as parameters.
+
+pub mod capture;
+pub mod criteria;
+pub mod grade;
+pub mod policy;
+pub mod report;
+pub mod signing;

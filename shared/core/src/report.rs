@@ -1,0 +1,179 @@
+//! Report assembly: the JSON object agents parse, its verdict line, and its signature.
+
+use serde::Serialize;
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+use crate::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
+use crate::grade::check::{CheckFactors, CheckVerdict};
+use crate::grade::memo::{MemoFactors, MemoVerdict};
+use crate::policy::TargetUrl;
+use crate::signing::{ReportSigner, SignatureEnvelope};
+
+/// A UTC instant in milliseconds since the Unix epoch; the core never reads a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UtcMillis(pub i64);
+
+impl UtcMillis {
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`; None outside the years 0000 to 9999.
+    pub fn to_rfc3339_millis(self) -> Option<String> {
+        let nanos = i128::from(self.0) * 1_000_000;
+        let at = OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?;
+        let format = format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+        );
+        at.format(&format).ok()
+    }
+}
+
+/// Which op a report is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Challenge payability: one fetch, six states.
+    Check,
+    /// Memo binding: two fetches, five states.
+    Memo,
+}
+
+/// The factors of either op.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Factors {
+    /// Factors of a check.
+    Check(CheckFactors),
+    /// Factors of a memo check.
+    Memo(MemoFactors),
+}
+
+/// A report before signing; every field is covered by the signature.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnsignedReport {
+    /// Always "payability/v1".
+    pub criteria: &'static str,
+    /// The criteria revision the verdict was graded under.
+    pub criteria_revision: &'static str,
+    /// "check" or "memo".
+    pub op: Op,
+    /// The called URL (WHATWG serialisation of the submitted URL).
+    pub url: String,
+    /// The state, one of the op's published states.
+    pub state: &'static str,
+    /// The published verdict line.
+    pub verdict_line: String,
+    /// The check end, UTC with milliseconds.
+    pub checked_at: String,
+    /// Every factor of the op.
+    pub factors: Factors,
+    /// True for house checks (operator's own, unpaid).
+    pub house: bool,
+    /// The published disclosure sentence.
+    pub disclosure: &'static str,
+    /// The published honesty line of the op.
+    pub honesty: &'static str,
+    /// The published retention line of the op.
+    pub retention: &'static str,
+}
+
+/// Why a report could not be assembled (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportError {
+    /// The check-end instant is outside the years 0000 to 9999.
+    TimestampOutOfRange,
+}
+
+/// Assembles a check report.
+pub fn check_report(
+    url: &TargetUrl,
+    verdict: CheckVerdict,
+    checked_at: UtcMillis,
+    house: bool,
+) -> Result<UnsignedReport, ReportError> {
+    let factors = Factors::Check(verdict.factors);
+    assemble(url, verdict.state.as_str(), factors, checked_at, house)
+}
+
+/// Assembles a memo report.
+pub fn memo_report(
+    url: &TargetUrl,
+    verdict: MemoVerdict,
+    checked_at: UtcMillis,
+    house: bool,
+) -> Result<UnsignedReport, ReportError> {
+    let factors = Factors::Memo(verdict.factors);
+    assemble(url, verdict.state.as_str(), factors, checked_at, house)
+}
+
+/// The common envelope of both ops; the op follows from the factors.
+fn assemble(
+    url: &TargetUrl,
+    state: &'static str,
+    factors: Factors,
+    checked_at: UtcMillis,
+    house: bool,
+) -> Result<UnsignedReport, ReportError> {
+    let texts = published();
+    let at = checked_at.to_rfc3339_millis().ok_or(ReportError::TimestampOutOfRange)?;
+    let (op, title, honesty, retention) = match factors {
+        Factors::Check(_) => {
+            (Op::Check, "CHALLENGE PAYABILITY VERDICT", &texts.honesty_line, &texts.retention)
+        }
+        Factors::Memo(_) => (
+            Op::Memo,
+            "MEMO BINDING VERDICT",
+            &texts.memo_op.boundary_statement,
+            &texts.memo_op.custody,
+        ),
+    };
+    Ok(UnsignedReport {
+        criteria: CRITERIA_ID,
+        criteria_revision: CRITERIA_REVISION,
+        op,
+        url: url.as_str().to_owned(),
+        state,
+        verdict_line: format!("{title} \u{2014} state: {state} \u{2014} {at}"),
+        checked_at: at,
+        factors,
+        house,
+        disclosure: &texts.disclosure_sentence,
+        honesty,
+        retention,
+    })
+}
+
+/// A signed report: the report's fields in contract order, then `signature`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SignedReport {
+    /// Every signed field.
+    #[serde(flatten)]
+    pub report: UnsignedReport,
+    /// Ed25519 over the RFC 8785 bytes of `report`.
+    pub signature: SignatureEnvelope,
+}
+
+impl UnsignedReport {
+    /// Signs the report over its canonical bytes.
+    pub fn sign(self, signer: &ReportSigner) -> SignedReport {
+        let value: Value = serde_json::to_value(&self).expect("a report always serialises");
+        SignedReport { signature: signer.sign(&value), report: self }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_with_milliseconds() {
+        let vectors: [(i64, Option<&str>); 4] = [
+            (0, Some("1970-01-01T00:00:00.000Z")),
+            (1_795_910_400_123, Some("2026-11-29T00:00:00.123Z")),
+            (-1, Some("1969-12-31T23:59:59.999Z")),
+            (i64::MAX, None),
+        ];
+        for (millis, want) in vectors {
+            assert_eq!(UtcMillis(millis).to_rfc3339_millis().as_deref(), want);
+        }
+    }
+}

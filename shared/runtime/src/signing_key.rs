@@ -1,0 +1,114 @@
+//! The signing key on disk: `PAYABILITY_SIGNING_KEY_FILE` (a base64 32-byte Ed25519 seed) or,
+//! when unset, a key generated on first use under the user's data directory.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use payability_core::signing::ReportSigner;
+
+/// Environment variable naming the key file.
+pub const KEY_FILE_VAR: &str = "PAYABILITY_SIGNING_KEY_FILE";
+
+/// Why the signing key could not be loaded or created (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyError {
+    /// The key file could not be read.
+    Unreadable,
+    /// The key file is not base64 of exactly 32 bytes.
+    Malformed,
+    /// Neither `XDG_DATA_HOME` nor `HOME` names a data directory.
+    NoDataDirectory,
+    /// The generated key could not be written.
+    Unwritable,
+    /// The system random source failed.
+    NoRandomness,
+}
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unreadable => "the signing key file cannot be read",
+            Self::Malformed => "the signing key file must hold base64 of a 32-byte Ed25519 seed",
+            Self::NoDataDirectory => {
+                "no data directory: set XDG_DATA_HOME, HOME or PAYABILITY_SIGNING_KEY_FILE"
+            }
+            Self::Unwritable => "the generated signing key cannot be written",
+            Self::NoRandomness => "the system random source failed",
+        })
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// Where the key came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// The file named by `PAYABILITY_SIGNING_KEY_FILE`, or the default file, already there.
+    Existing(PathBuf),
+    /// A key generated now and written to this path.
+    Generated(PathBuf),
+}
+
+/// Reads a base64 seed file.
+pub fn read_seed_file(path: &Path) -> Result<ReportSigner, KeyError> {
+    let text = fs::read_to_string(path).map_err(|_| KeyError::Unreadable)?;
+    let seed: [u8; 32] = STANDARD
+        .decode(text.trim())
+        .ok()
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or(KeyError::Malformed)?;
+    Ok(ReportSigner::from_seed(&seed))
+}
+
+/// The default key path: `$XDG_DATA_HOME/payability/signing-key` or
+/// `$HOME/.local/share/payability/signing-key`.
+pub fn default_key_path() -> Result<PathBuf, KeyError> {
+    let non_empty = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let data = non_empty("XDG_DATA_HOME")
+        .or_else(|| non_empty("HOME").map(|home| home.join(".local/share")))
+        .ok_or(KeyError::NoDataDirectory)?;
+    Ok(data.join("payability").join("signing-key"))
+}
+
+/// The key file named by `PAYABILITY_SIGNING_KEY_FILE`, else the default path.
+pub fn configured_or_default_path() -> Result<PathBuf, KeyError> {
+    match std::env::var_os(KEY_FILE_VAR).filter(|v| !v.is_empty()) {
+        Some(path) => Ok(PathBuf::from(path)),
+        None => default_key_path(),
+    }
+}
+
+/// Loads the key named by the environment, or the default key, generating it when missing.
+pub fn load_or_create() -> Result<(ReportSigner, KeySource), KeyError> {
+    if let Some(path) = std::env::var_os(KEY_FILE_VAR).filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(path);
+        return Ok((read_seed_file(&path)?, KeySource::Existing(path)));
+    }
+    let path = default_key_path()?;
+    if path.exists() {
+        return Ok((read_seed_file(&path)?, KeySource::Existing(path)));
+    }
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(|_| KeyError::NoRandomness)?;
+    write_new_seed(&path, &seed)?;
+    Ok((ReportSigner::from_seed(&seed), KeySource::Generated(path)))
+}
+
+/// Writes a seed to a new file readable by its owner only; never overwrites.
+fn write_new_seed(path: &Path, seed: &[u8; 32]) -> Result<(), KeyError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|_| KeyError::Unwritable)?;
+    }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|_| KeyError::Unwritable)?;
+    file.write_all(format!("{}\n", STANDARD.encode(seed)).as_bytes())
+        .map_err(|_| KeyError::Unwritable)
+}
