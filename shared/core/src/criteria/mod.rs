@@ -24,7 +24,7 @@ pub const CORPUS_ID: &str = "payability-corpus/v1";
 
 /// SHA-256 of the corpus's RFC 8785 serialisation without its `sha256` field; a test
 /// recomputes it from `corpus/payability-corpus-v1.json`.
-pub const CORPUS_SHA256: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub const CORPUS_SHA256: &str = "5bf017368dc7f6d8cda850205571ae2dab9c19e38ec10b329db348a3cec9b711";
 
 /// The specification's text, embedded verbatim.
 const SEED_JSON: &str = include_str!("seed-payability-v1.json");
@@ -169,7 +169,7 @@ pub const INTERPRETATIONS: &[Interpretation] = &[
     },
     Interpretation {
         id: "target_addresses",
-        text: "Target addresses: a target must resolve only to public unicast addresses; loopback, private, link-local, CGNAT, unique-local, multicast, unspecified, documentation and the IPv4-mapped/NAT64/6to4 forms of those are refused. IP-literal hosts are refused free, before payment. A name that resolves to a refused address is a paid NOT-A-402 with reason `fetch_failed` (the fetch never connects). The connection goes only to the vetted addresses.",
+        text: "Target addresses: a target must resolve only to public unicast addresses; loopback, private, link-local, CGNAT, unique-local, multicast, unspecified, documentation and the IPv4-mapped/NAT64/6to4 forms of those are refused. IP-literal hosts, and the names `localhost` and `*.localhost` (RFC 6761), are refused free, before payment. A name that resolves to a refused address is a paid NOT-A-402 with reason `fetch_failed` (the fetch never connects). The connection goes only to the vetted addresses.",
     },
 ];
 

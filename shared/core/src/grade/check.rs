@@ -54,6 +54,7 @@ pub enum NotA402Reason {
     /// The 5,000 ms deadline passed.
     Timeout,
     /// The response status is not 402.
+    #[serde(rename = "status_not_402")]
     StatusNot402,
     /// The body exceeded 65,536 bytes.
     BodyOverCap,
