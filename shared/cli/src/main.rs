@@ -1,6 +1,7 @@
 //! `payability`: check an x402 endpoint's 402 challenge from a terminal, check its memo
 //! binding, verify a signed report, or print the criteria document.
 
+mod demo;
 mod verify;
 
 use std::process::ExitCode;
@@ -8,7 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use payability_core::criteria::{SigningKeyEntry, criteria_document};
 use payability_core::grade::{grade_check, grade_memo};
-use payability_core::policy::{AddressRule, PolicyRefusal, vet_target_url};
+use payability_core::policy::{AddressRule, PolicyRefusal, TargetUrl, vet_target_url};
 use payability_core::report::{Op, UnsignedReport, check_report, memo_report};
 use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
@@ -58,6 +59,8 @@ enum Command {
     },
     /// Print the criteria document, with the local signing key's descriptor.
     Criteria,
+    /// Start an embedded sample seller on loopback, check it with both ops, print both reports.
+    Demo,
 }
 
 fn main() -> ExitCode {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Memo { url } => run_check(&url, Op::Memo),
         Command::Verify { report, key } => verify::run(&report, key.as_deref()),
         Command::Criteria => print_criteria(),
+        Command::Demo => run_demo(),
     }
 }
 
@@ -105,6 +109,41 @@ fn local_signer() -> Result<ReportSigner, ExitCode> {
     }
 }
 
+fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread tokio runtime builds")
+}
+
+/// Fetches, grades and assembles one house report; None only when the clock is out of range.
+async fn house_report(op: Op, target: &TargetUrl, fetcher: &Fetcher) -> Option<UnsignedReport> {
+    match op {
+        Op::Check => {
+            let outcome = fetcher.fetch(target).await;
+            let verdict = grade_check(target.as_str(), &outcome);
+            check_report(target, verdict, clock::now(), true).ok()
+        }
+        Op::Memo => {
+            let [first, second] = fetcher.fetch_twice(target).await;
+            let verdict = grade_memo(&first, &second);
+            memo_report(target, verdict, clock::now(), true).ok()
+        }
+    }
+}
+
+fn build_fetcher(rule: AddressRule) -> Result<Fetcher, ExitCode> {
+    Fetcher::new(rule).map_err(|e| {
+        print_error("client_unavailable", &e.to_string());
+        ExitCode::from(EXIT_FAILED)
+    })
+}
+
+fn clock_out_of_range() -> ExitCode {
+    print_error("clock_out_of_range", "the system clock is outside the years 0000 to 9999");
+    ExitCode::from(EXIT_FAILED)
+}
+
 fn run_check(submitted: &str, op: Op) -> ExitCode {
     let rule = match address_rule() {
         Ok(rule) => rule,
@@ -114,38 +153,44 @@ fn run_check(submitted: &str, op: Op) -> ExitCode {
         Ok(target) => target,
         Err(refusal) => return refuse(refusal),
     };
-    let signer = match local_signer() {
-        Ok(signer) => signer,
-        Err(code) => return code,
+    let (signer, fetcher) = match (local_signer(), build_fetcher(rule)) {
+        (Ok(signer), Ok(fetcher)) => (signer, fetcher),
+        (Err(code), _) | (_, Err(code)) => return code,
     };
-    let Ok(fetcher) = Fetcher::new(rule) else {
-        print_error("client_unavailable", "the HTTP client for target fetches could not be built");
-        return ExitCode::from(EXIT_FAILED);
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread tokio runtime builds");
-    let report: Option<UnsignedReport> = runtime.block_on(async {
-        match op {
-            Op::Check => {
-                let outcome = fetcher.fetch(&target).await;
-                let verdict = grade_check(target.as_str(), &outcome);
-                check_report(&target, verdict, clock::now(), true).ok()
-            }
-            Op::Memo => {
-                let [first, second] = fetcher.fetch_twice(&target).await;
-                let verdict = grade_memo(&first, &second);
-                memo_report(&target, verdict, clock::now(), true).ok()
-            }
-        }
-    });
-    let Some(report) = report else {
-        print_error("clock_out_of_range", "the system clock is outside the years 0000 to 9999");
-        return ExitCode::from(EXIT_FAILED);
+    let Some(report) = current_thread_runtime().block_on(house_report(op, &target, &fetcher))
+    else {
+        return clock_out_of_range();
     };
     let signed = report.sign(&signer);
     println!("{}", serde_json::to_string_pretty(&signed).expect("a report serialises"));
+    ExitCode::SUCCESS
+}
+
+fn run_demo() -> ExitCode {
+    // The embedded seller listens on loopback, so only this command's own fetcher may reach
+    // private addresses; the policy still vets its URL.
+    let rule = AddressRule::AllowPrivate;
+    let (signer, fetcher) = match (local_signer(), build_fetcher(rule)) {
+        (Ok(signer), Ok(fetcher)) => (signer, fetcher),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let reports = current_thread_runtime().block_on(async {
+        let url = demo::start_demo_seller().await.ok()?;
+        let target = vet_target_url(&url, rule).ok()?;
+        let check = house_report(Op::Check, &target, &fetcher).await?;
+        let memo = house_report(Op::Memo, &target, &fetcher).await?;
+        Some((url, check, memo))
+    });
+    let Some((url, check, memo)) = reports else {
+        print_error("demo_unavailable", "the embedded demo seller could not be started or checked");
+        return ExitCode::from(EXIT_FAILED);
+    };
+    let output = json!({
+        "demo_target": url,
+        "check": check.sign(&signer),
+        "memo": memo.sign(&signer),
+    });
+    println!("{}", serde_json::to_string_pretty(&output).expect("reports serialise"));
     ExitCode::SUCCESS
 }
 

@@ -303,3 +303,20 @@ fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     assert_eq!(criteria["criteria_revision"], "1.1.0");
     assert_eq!(criteria["signing_keys"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn demo_checks_the_embedded_seller_populated_and_bound() {
+    let output = Command::new(env!("CARGO_BIN_EXE_payability"))
+        .arg("demo")
+        .env("PAYABILITY_SIGNING_KEY_FILE", key_file())
+        .env_remove("PAYABILITY_ALLOW_PRIVATE_TARGETS")
+        .output()
+        .unwrap();
+    let demo = report_of(&output);
+    assert_eq!(demo["check"]["state"], "POPULATED", "{demo}");
+    assert_eq!(demo["memo"]["state"], "BOUND", "{demo}");
+    let trusted = [ReportSigner::from_seed(&[7; 32]).descriptor().clone()];
+    for op in ["check", "memo"] {
+        assert!(verify_signed(&demo[op], &trusted).is_ok());
+    }
+}

@@ -3,6 +3,7 @@
 //! clock, no environment: time and keys come in as parameters.
 
 pub mod capture;
+pub mod challenge;
 pub mod criteria;
 pub mod grade;
 pub mod policy;

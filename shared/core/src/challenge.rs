@@ -1,0 +1,123 @@
+//! Our own 402 challenge: the v1 JSON body and the v2 `PAYMENT-REQUIRED` header that an
+//! unpaid `/check` or `/memo` answers. It must grade POPULATED under `check` and, with a fresh
+//! memo per challenge, BOUND under `memo`.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::json;
+
+/// USDC mint on Solana mainnet.
+pub const USDC_MINT: &str = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+/// Solana mainnet as x402 v1 names it.
+pub const NETWORK_V1: &str = "solana";
+/// Solana mainnet as x402 v2 names it (CAIP-2).
+pub const NETWORK_V2: &str = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+/// The price of one verdict in USDC base units ($0.01).
+pub const PRICE_USDC_UNITS: &str = "10000";
+/// How long a payer has to complete the payment, in seconds.
+pub const MAX_TIMEOUT_SECONDS: u64 = 60;
+
+/// What varies between our challenges.
+#[derive(Debug, Clone, Copy)]
+pub struct ChallengeTerms<'a> {
+    /// The route's public URL (`resource`).
+    pub resource_url: &'a str,
+    /// What the payment buys, in one sentence.
+    pub description: &'a str,
+    /// The operator wallet that is paid.
+    pub pay_to: &'a str,
+    /// The facilitator's fee payer.
+    pub fee_payer: &'a str,
+    /// The associated token account of (pay_to, USDC mint).
+    pub token_account: &'a str,
+    /// A fresh memo for this challenge.
+    pub memo: &'a str,
+}
+
+/// A challenge ready to serve: the JSON body and the base64 header value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnChallenge {
+    /// The v1 JSON body.
+    pub body: Vec<u8>,
+    /// The v2 `PAYMENT-REQUIRED` header value (standard base64 of JSON).
+    pub payment_required: String,
+}
+
+/// Builds our challenge for the given terms.
+pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
+    let extra = json!({
+        "feePayer": terms.fee_payer,
+        "usdc_token_account": terms.token_account,
+        "memo": terms.memo,
+    });
+    let body = json!({
+        "x402Version": 1,
+        "error": "payment required",
+        "accepts": [{
+            "scheme": "exact",
+            "network": NETWORK_V1,
+            "maxAmountRequired": PRICE_USDC_UNITS,
+            "amount": PRICE_USDC_UNITS,
+            "resource": terms.resource_url,
+            "description": terms.description,
+            "mimeType": "application/json",
+            "payTo": terms.pay_to,
+            "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
+            "asset": USDC_MINT,
+            "extra": extra,
+        }],
+    });
+    let header = json!({
+        "x402Version": 2,
+        "error": "payment required",
+        "resource": {
+            "url": terms.resource_url,
+            "description": terms.description,
+            "mimeType": "application/json",
+        },
+        "accepts": [{
+            "scheme": "exact",
+            "network": NETWORK_V2,
+            "amount": PRICE_USDC_UNITS,
+            "asset": USDC_MINT,
+            "payTo": terms.pay_to,
+            "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
+            "extra": extra,
+        }],
+    });
+    OwnChallenge {
+        body: body.to_string().into_bytes(),
+        payment_required: STANDARD.encode(header.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::{Capture, CapturedBody, FetchOutcome};
+    use crate::grade::{CheckState, MemoState, grade_check, grade_memo};
+
+    fn served(memo: &str) -> FetchOutcome {
+        let challenge = own_challenge(&ChallengeTerms {
+            resource_url: "https://api.example/check",
+            description: "One signed payability verdict",
+            pay_to: "Operator1111111111111111111111111111111111",
+            fee_payer: "FeePayer111111111111111111111111111111111",
+            token_account: "TokenAccount111111111111111111111111111111",
+            memo,
+        });
+        FetchOutcome::Captured(Capture {
+            status: 402,
+            payment_required: Some(challenge.payment_required.into_bytes()),
+            body: CapturedBody::Complete(challenge.body),
+        })
+    }
+
+    #[test]
+    fn own_challenge_grades_populated_and_bound() {
+        let first = served("pvm_0123456789abcdef");
+        let second = served("pvm_fedcba9876543210");
+        assert_eq!(grade_check("https://api.example/check", &first).state, CheckState::Populated);
+        assert_eq!(grade_memo(&first, &second).state, MemoState::Bound);
+    }
+}
