@@ -2,6 +2,7 @@
 //! binding, verify a signed report, or print the criteria document.
 
 mod demo;
+mod ledger;
 mod verify;
 
 use std::process::ExitCode;
@@ -61,6 +62,21 @@ enum Command {
     Criteria,
     /// Start an embedded sample seller on loopback, check it with both ops, print both reports.
     Demo,
+    /// Ledger maintenance.
+    Ledger {
+        #[command(subcommand)]
+        command: LedgerCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum LedgerCommand {
+    /// Fill the CAD rate of entries written while it was pending (Bank of Canada FXUSDCAD).
+    BackfillCad {
+        /// Most entries to examine in this run.
+        #[arg(long, default_value_t = 1000)]
+        limit: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -71,6 +87,9 @@ fn main() -> ExitCode {
         Command::Verify { report, key } => verify::run(&report, key.as_deref()),
         Command::Criteria => print_criteria(),
         Command::Demo => run_demo(),
+        Command::Ledger { command: LedgerCommand::BackfillCad { limit } } => {
+            ledger::backfill(limit)
+        }
     }
 }
 

@@ -15,15 +15,21 @@ use crate::signing::{ReportSigner, SignatureEnvelope};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct UtcMillis(pub i64);
 
+/// The report timestamp format, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+const TIMESTAMP_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+
 impl UtcMillis {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`; None outside the years 0000 to 9999.
     pub fn to_rfc3339_millis(self) -> Option<String> {
         let nanos = i128::from(self.0) * 1_000_000;
-        let at = OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?;
-        let format = format_description!(
-            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-        );
-        at.format(&format).ok()
+        OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?.format(TIMESTAMP_FORMAT).ok()
+    }
+
+    /// Parses the report timestamp format back (the inverse of `to_rfc3339_millis`).
+    pub fn parse_rfc3339_millis(text: &str) -> Option<Self> {
+        let at = time::PrimitiveDateTime::parse(text, TIMESTAMP_FORMAT).ok()?.assume_utc();
+        i64::try_from(at.unix_timestamp_nanos() / 1_000_000).ok().map(Self)
     }
 }
 
@@ -173,7 +179,11 @@ mod tests {
             (i64::MAX, None),
         ];
         for (millis, want) in vectors {
-            assert_eq!(UtcMillis(millis).to_rfc3339_millis().as_deref(), want);
+            let text = UtcMillis(millis).to_rfc3339_millis();
+            assert_eq!(text.as_deref(), want);
+            if let Some(text) = text {
+                assert_eq!(UtcMillis::parse_rfc3339_millis(&text), Some(UtcMillis(millis)));
+            }
         }
     }
 }

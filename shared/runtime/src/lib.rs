@@ -3,4 +3,6 @@
 
 pub mod clock;
 pub mod fetch;
+pub mod fx;
 pub mod signing_key;
+pub mod store;

@@ -64,14 +64,18 @@ pub fn read_seed_file(path: &Path) -> Result<ReportSigner, KeyError> {
     Ok(ReportSigner::from_seed(&seed))
 }
 
-/// The default key path: `$XDG_DATA_HOME/payability/signing-key` or
-/// `$HOME/.local/share/payability/signing-key`.
-pub fn default_key_path() -> Result<PathBuf, KeyError> {
+/// The service's data directory: `$XDG_DATA_HOME/payability` or
+/// `$HOME/.local/share/payability`.
+pub fn data_dir() -> Option<PathBuf> {
     let non_empty = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
     let data = non_empty("XDG_DATA_HOME")
-        .or_else(|| non_empty("HOME").map(|home| home.join(".local/share")))
-        .ok_or(KeyError::NoDataDirectory)?;
-    Ok(data.join("payability").join("signing-key"))
+        .or_else(|| non_empty("HOME").map(|home| home.join(".local/share")))?;
+    Some(data.join("payability"))
+}
+
+/// The default key path: `signing-key` in [`data_dir`].
+pub fn default_key_path() -> Result<PathBuf, KeyError> {
+    data_dir().map(|dir| dir.join("signing-key")).ok_or(KeyError::NoDataDirectory)
 }
 
 /// The key file named by `PAYABILITY_SIGNING_KEY_FILE`, else the default path.

@@ -1,0 +1,212 @@
+//! CAD fair-market value: the Bank of Canada's daily USD/CAD rate (Valet API, series
+//! FXUSDCAD), the rule for which published rate applies to a transaction date, the per-date
+//! cache, and the backfill of ledger entries written while the rate was pending.
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::store::{CadRate, FillOutcome, Ledger, RateCache, StoreError, UtcDay};
+
+/// The Valet API's public origin.
+pub const VALET_ORIGIN: &str = "https://www.bankofcanada.ca";
+/// How long one rate lookup may take before the rate counts as pending.
+pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
+/// Days looked at on each side of a transaction date.
+const WINDOW_DAYS: i64 = 10;
+
+/// Published (date, rate) pairs, as the source lists them.
+pub type Published = Vec<(UtcDay, String)>;
+
+/// Why published rates could not be read (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FxError {
+    /// The source did not answer, timed out or answered an error status.
+    Unavailable,
+    /// The answer does not have the Valet shape.
+    Malformed,
+}
+
+/// A source of published daily USD/CAD rates.
+pub trait RateSource: Send + Sync {
+    /// Every published (date, rate) from `first` to `last` inclusive.
+    fn published(
+        &self,
+        first: &UtcDay,
+        last: &UtcDay,
+    ) -> impl Future<Output = Result<Published, FxError>> + Send;
+}
+
+/// The Bank of Canada Valet API.
+#[derive(Debug, Clone)]
+pub struct BankOfCanadaValet {
+    client: reqwest::Client,
+    origin: String,
+}
+
+impl BankOfCanadaValet {
+    /// A client of the Valet API at `origin` (normally [`VALET_ORIGIN`]).
+    pub fn new(origin: &str) -> Result<Self, FxError> {
+        let client = reqwest::Client::builder()
+            .timeout(LOOKUP_TIMEOUT)
+            .build()
+            .map_err(|_| FxError::Unavailable)?;
+        Ok(Self { client, origin: origin.trim_end_matches('/').to_owned() })
+    }
+}
+
+impl RateSource for BankOfCanadaValet {
+    async fn published(&self, first: &UtcDay, last: &UtcDay) -> Result<Published, FxError> {
+        let url = format!(
+            "{}/valet/observations/FXUSDCAD/json?start_date={}&end_date={}",
+            self.origin,
+            first.as_str(),
+            last.as_str()
+        );
+        let response = self.client.get(url).send().await.map_err(|_| FxError::Unavailable)?;
+        if !response.status().is_success() {
+            return Err(FxError::Unavailable);
+        }
+        let body: Value = response.json().await.map_err(|_| FxError::Malformed)?;
+        parse_observations(&body)
+    }
+}
+
+/// Reads `{"observations": [{"d": "YYYY-MM-DD", "FXUSDCAD": {"v": "1.3971"}}, ...]}`.
+pub fn parse_observations(body: &Value) -> Result<Published, FxError> {
+    let observations =
+        body.get("observations").and_then(Value::as_array).ok_or(FxError::Malformed)?;
+    observations
+        .iter()
+        .map(|o| {
+            let day = o.get("d").and_then(Value::as_str).and_then(UtcDay::parse);
+            let rate = o.get("FXUSDCAD").and_then(|s| s.get("v")).and_then(Value::as_str);
+            match (day, rate) {
+                (Some(day), Some(rate)) => Ok((day, rate.to_owned())),
+                _ => Err(FxError::Malformed),
+            }
+        })
+        .collect()
+}
+
+/// The rate that applies to a transaction date, never guessed: the date's own rate; or, when
+/// a later publication proves the date had none (a weekend or holiday), the latest rate
+/// before it; otherwise None (pending: the date's rate may still be published).
+pub fn applicable_rate(date: &UtcDay, published: &[(UtcDay, String)]) -> Option<CadRate> {
+    if let Some((day, rate)) = published.iter().find(|(day, _)| day == date) {
+        return CadRate::new(rate, day.clone());
+    }
+    if !published.iter().any(|(day, _)| day > date) {
+        return None;
+    }
+    let (day, rate) =
+        published.iter().filter(|(day, _)| day < date).max_by(|a, b| a.0.cmp(&b.0))?;
+    CadRate::new(rate, day.clone())
+}
+
+/// The applicable rate for a transaction date, from the cache or the source (then cached).
+/// None when it is not (yet) established or the source is unavailable: the ledger entry is
+/// then written with `cad_pending: true`.
+pub async fn rate_for(
+    date: &UtcDay,
+    cache: &impl RateCache,
+    source: &impl RateSource,
+) -> Result<Option<CadRate>, StoreError> {
+    if let Some(rate) = cache.get(date).await? {
+        return Ok(Some(rate));
+    }
+    let (Some(first), Some(last)) = (date.shifted(-WINDOW_DAYS), date.shifted(WINDOW_DAYS)) else {
+        return Ok(None);
+    };
+    let Ok(published) = source.published(&first, &last).await else {
+        return Ok(None);
+    };
+    let rate = applicable_rate(date, &published);
+    if let Some(rate) = &rate {
+        cache.put(date, rate).await?;
+    }
+    Ok(rate)
+}
+
+/// What a backfill did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BackfillSummary {
+    /// Pending entries examined.
+    pub examined: usize,
+    /// Entries whose rate was filled.
+    pub filled: usize,
+    /// Entries still pending (their rate is not established yet).
+    pub still_pending: usize,
+}
+
+/// Fills the CAD block of up to `limit` pending ledger entries from published rates.
+pub async fn backfill_cad(
+    store: &(impl Ledger + RateCache),
+    source: &impl RateSource,
+    limit: usize,
+) -> Result<BackfillSummary, StoreError> {
+    let mut summary = BackfillSummary::default();
+    for entry in store.cad_pending(limit).await? {
+        summary.examined += 1;
+        let date = UtcDay::of(entry.at).ok_or(StoreError::Corrupt)?;
+        match rate_for(&date, store, source).await? {
+            Some(rate) if store.fill_cad(&entry.key(), &rate).await? == FillOutcome::Filled => {
+                summary.filled += 1
+            }
+            _ => summary.still_pending += 1,
+        }
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(text: &str) -> UtcDay {
+        UtcDay::parse(text).unwrap()
+    }
+
+    /// The expected (rate, rate date), or None for pending.
+    type Expected = Option<(&'static str, &'static str)>;
+
+    #[test]
+    fn the_applicable_rate_is_never_guessed() {
+        let published =
+            [(day("2026-11-26"), "1.3990".to_owned()), (day("2026-11-27"), "1.4012".to_owned())];
+        let up_to_friday = published.to_vec();
+        let monday = vec![published[1].clone(), (day("2026-11-30"), "1.4050".to_owned())];
+        let vectors: [(&str, &Published, Expected); 6] = [
+            ("2026-11-27", &up_to_friday, Some(("1.4012", "2026-11-27"))),
+            ("2026-11-28", &up_to_friday, None),
+            ("2026-11-28", &monday, Some(("1.4012", "2026-11-27"))),
+            ("2026-11-29", &monday, Some(("1.4012", "2026-11-27"))),
+            ("2026-11-30", &monday, Some(("1.4050", "2026-11-30"))),
+            ("2026-12-01", &monday, None),
+        ];
+        for (date, published, want) in vectors {
+            let got = applicable_rate(&day(date), published);
+            let got = got.as_ref().map(|r| (r.usd_cad(), r.rate_date.as_str()));
+            assert_eq!(got, want, "{date}");
+        }
+    }
+
+    #[test]
+    fn valet_observations_parse_and_malformed_answers_are_refused() {
+        let good =
+            serde_json::json!({"observations": [{"d": "2026-11-27", "FXUSDCAD": {"v": "1.4012"}}]});
+        assert_eq!(parse_observations(&good), Ok(vec![(day("2026-11-27"), "1.4012".to_owned())]));
+        for bad in
+            [serde_json::json!({}), serde_json::json!({"observations": [{"d": "27/11/2026"}]})]
+        {
+            assert_eq!(parse_observations(&bad), Err(FxError::Malformed));
+        }
+    }
+
+    #[test]
+    fn days_shift_across_month_and_year_ends() {
+        assert_eq!(day("2026-12-25").shifted(10), Some(day("2027-01-04")));
+        assert_eq!(day("2026-03-05").shifted(-10), Some(day("2026-02-23")));
+    }
+}

@@ -1,0 +1,136 @@
+//! The payments table: one claim per payment id, with its op, marker, resume count, claim
+//! time, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
+//! write whose answer was lost; the token lets a retried claim recognise its own first
+//! attempt instead of answering "already claimed" to the payer who made the claim.
+
+use aws_sdk_dynamodb::types::ReturnValue;
+
+use super::DynamoStore;
+use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_text, text};
+use super::errors::{Conditional, conditional, unavailable};
+use crate::store::{
+    AdvanceOutcome, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, MAX_RESUMES, PaidOp, PaymentClaims,
+    PaymentId, ResumeOutcome, StoreError, UtcMillis,
+};
+
+impl PaymentClaims for DynamoStore {
+    async fn claim(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let token = claim_token()?;
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.tables.payments)
+            .item(KEY, text(id.key()))
+            .item("op", text(op.as_str()))
+            .item("marker", text(ClaimMarker::Verified.as_str()))
+            .item("resumes", number(0))
+            .item("claimed_at_ms", number(now.0))
+            .item("claim_token", text(token.as_str()))
+            .item(TTL_ATTRIBUTE, number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS))))
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", KEY)
+            .send()
+            .await;
+        match conditional(put)? {
+            Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
+            Conditional::ConditionFailed => self.claimed_by(id, &token).await,
+        }
+    }
+
+    async fn advance(&self, id: &PaymentId, to: ClaimMarker) -> Result<AdvanceOutcome, StoreError> {
+        let Some(from) = to.predecessor() else {
+            return Ok(AdvanceOutcome::NotAtMarker);
+        };
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(id.key())))
+            .update_expression("SET #marker = :to")
+            .condition_expression("#marker = :from")
+            .expression_attribute_names("#marker", "marker")
+            .expression_attribute_values(":to", text(to.as_str()))
+            .expression_attribute_values(":from", text(from.as_str()))
+            .send()
+            .await;
+        Ok(match conditional(update)? {
+            Conditional::Written(_) => AdvanceOutcome::Advanced,
+            Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
+        })
+    }
+
+    /// One conditional `ADD resumes 1`: same op, verified or settled, not expired (claimed
+    /// less than [`CLAIM_TTL_MS`] ago, whether or not TTL has removed it yet), and resumed
+    /// fewer than [`MAX_RESUMES`] times (a claim starts at 0).
+    async fn resume(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<ResumeOutcome, StoreError> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(id.key())))
+            .update_expression("ADD #resumes :one")
+            .condition_expression(
+                "#op = :op AND #marker IN (:verified, :settled) AND #claimed_at > :expired_before AND #resumes < :max",
+            )
+            .expression_attribute_names("#resumes", "resumes")
+            .expression_attribute_names("#op", "op")
+            .expression_attribute_names("#marker", "marker")
+            .expression_attribute_names("#claimed_at", "claimed_at_ms")
+            .expression_attribute_values(":one", number(1))
+            .expression_attribute_values(":op", text(op.as_str()))
+            .expression_attribute_values(":verified", text(ClaimMarker::Verified.as_str()))
+            .expression_attribute_values(":settled", text(ClaimMarker::Settled.as_str()))
+            .expression_attribute_values(":expired_before", number(now.0.saturating_sub(CLAIM_TTL_MS)))
+            .expression_attribute_values(":max", number(MAX_RESUMES))
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match conditional(update)? {
+            Conditional::Written(output) => {
+                let item = output.attributes().ok_or(StoreError::Corrupt)?;
+                match ClaimMarker::parse(read_text(item, "marker")?) {
+                    Some(marker @ (ClaimMarker::Verified | ClaimMarker::Settled)) => {
+                        Ok(ResumeOutcome::Resumed(marker))
+                    }
+                    _ => Err(StoreError::Corrupt),
+                }
+            }
+            Conditional::ConditionFailed => Ok(ResumeOutcome::Refused),
+        }
+    }
+}
+
+impl DynamoStore {
+    /// After a failed condition: Claimed if the stored claim carries our token (our own
+    /// first attempt, retried by the SDK), else AlreadyClaimed. Read only to tell them apart.
+    async fn claimed_by(&self, id: &PaymentId, token: &str) -> Result<ClaimOutcome, StoreError> {
+        let stored = self
+            .client
+            .get_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(id.key())))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let ours = stored.item().is_some_and(|item| read_text(item, "claim_token") == Ok(token));
+        Ok(if ours { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
+    }
+}
+
+/// 128 random bits as hex: one claim attempt's identity.
+fn claim_token() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|_| StoreError::Unavailable)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

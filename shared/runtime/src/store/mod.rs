@@ -1,0 +1,110 @@
+//! Storage behind one small trait per capability, so each function holds exactly what its
+//! IAM policy allows: the append-only ledger, payment claims, free-tier counters, metrics
+//! counters and the CAD rate cache. Two implementations pass one contract suite: DynamoDB
+//! (production) and SQLite (embedded, for local runs).
+
+pub mod choice;
+pub mod dynamodb;
+pub mod ledger_record;
+pub mod sqlite;
+pub mod types;
+
+use std::future::Future;
+
+pub use types::*;
+
+/// The append-only ledger of paid (and house) verdicts: the closed field list only.
+pub trait Ledger: Send + Sync {
+    /// Appends an entry; its key is its op's prefix and its payment id. An entry is never
+    /// overwritten: appending an existing key is [`AppendOutcome::AlreadyRecorded`].
+    fn append(
+        &self,
+        entry: &LedgerEntry,
+    ) -> impl Future<Output = Result<AppendOutcome, StoreError>> + Send;
+
+    /// Entries still waiting for their CAD rate, oldest first, at most `limit`.
+    fn cad_pending(
+        &self,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<LedgerEntry>, StoreError>> + Send;
+
+    /// Fills the CAD block of a pending entry (only while it is still pending).
+    fn fill_cad(
+        &self,
+        key: &LedgerKey,
+        rate: &CadRate,
+    ) -> impl Future<Output = Result<FillOutcome, StoreError>> + Send;
+}
+
+/// Payment claims: each payment is used once; markers move verified -> settled -> delivered.
+pub trait PaymentClaims: Send + Sync {
+    /// Claims a payment for an op (conditional put): exactly one concurrent claim wins.
+    fn claim(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
+
+    /// Moves a claim forward to `to` from the marker just before it (verified -> settled ->
+    /// delivered), conditional on the current marker; never backward.
+    fn advance(
+        &self,
+        id: &PaymentId,
+        to: ClaimMarker,
+    ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
+
+    /// Verified-marker resume: a retry of a claimed, not yet delivered, unexpired payment
+    /// for the same op, at most [`MAX_RESUMES`] times; returns the marker it resumes from.
+    fn resume(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<ResumeOutcome, StoreError>> + Send;
+}
+
+/// Free pre-check allowance per caller and UTC day, both rules in one conditional update.
+pub trait FreeTier: Send + Sync {
+    /// Uses one pre-check if the caller has one left and the last was long enough ago.
+    fn try_use(
+        &self,
+        caller: &CallerKey,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
+}
+
+/// Atomic per-day counts for `/metrics`: counts only, no content, no wallet.
+pub trait Metrics: Send + Sync {
+    /// Adds one to a counter of the UTC day of `now`.
+    fn increment(
+        &self,
+        counter: Counter,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The counts of each UTC day from `first_day` to `last_day` inclusive (days with no
+    /// count are omitted). At most the last [`MAX_METRICS_DAYS`] days of the range
+    /// are read.
+    fn days(
+        &self,
+        first_day: &UtcDay,
+        last_day: &UtcDay,
+    ) -> impl Future<Output = Result<Vec<DayCounts>, StoreError>> + Send;
+}
+
+/// The per-date cache of published USD/CAD rates.
+pub trait RateCache: Send + Sync {
+    /// The cached rate for the transaction date, if any.
+    fn get(
+        &self,
+        date: &UtcDay,
+    ) -> impl Future<Output = Result<Option<CadRate>, StoreError>> + Send;
+
+    /// Caches the rate that applies to a transaction date (first write wins).
+    fn put(
+        &self,
+        date: &UtcDay,
+        rate: &CadRate,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}

@@ -1,0 +1,575 @@
+//! The embedded store: one SQLite file in WAL mode, shared safely by several processes
+//! (`cargo lambda watch` runs each function as its own process). Every invariant is one
+//! `BEGIN IMMEDIATE` transaction, so the write lock is taken before anything is read; the
+//! tables mirror the DynamoDB design, one per capability.
+//!
+//! `expires_at` (epoch seconds, the DynamoDB TTL unit) is recorded for parity but nothing
+//! deletes expired rows: an expired claim keeps blocking reuse, and a laptop's tables stay small.
+//!
+//! Each handle owns one connection behind a mutex and runs every call on tokio's blocking
+//! pool: the connection's prepared statements are reused across calls, and SQLite admits one
+//! writer at a time anyway, so a connection per call would only add an open per call.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{
+    Connection, ErrorCode, OptionalExtension, Row, Transaction, TransactionBehavior, params,
+    params_from_iter,
+};
+
+use super::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
+use super::*;
+
+/// How long a call waits for another connection's write lock before answering unavailable.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
+const SCHEMA_VERSION: i64 = 1;
+
+/// The pause between two attempts to switch a new file to WAL.
+const WAL_SWITCH_RETRY: Duration = Duration::from_millis(10);
+
+/// How a ledger attribute is stored in its column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ColumnKind {
+    /// TEXT.
+    Text,
+    /// A non-negative INTEGER.
+    Number,
+    /// INTEGER 0 or 1.
+    Flag,
+}
+
+/// The ledger's columns besides `pk`: the closed attribute list, each with how it is stored.
+const LEDGER_COLUMNS: [(&str, ColumnKind); LEDGER_ATTRIBUTES.len()] = [
+    ("payer_wallet", ColumnKind::Text),
+    ("timestamp", ColumnKind::Text),
+    ("day", ColumnKind::Text),
+    ("price_usdc_units", ColumnKind::Number),
+    ("cad_rate", ColumnKind::Text),
+    ("cad_rate_date", ColumnKind::Text),
+    ("cad_basis", ColumnKind::Text),
+    ("cad_pending", ColumnKind::Flag),
+    ("refund", ColumnKind::Flag),
+    ("payment_tx", ColumnKind::Text),
+    ("solana_fee_lamports", ColumnKind::Number),
+    ("criteria_version", ColumnKind::Text),
+    ("verdict_line", ColumnKind::Text),
+    ("payability_state", ColumnKind::Text),
+    ("memo_binding_state", ColumnKind::Text),
+    ("description_overlong", ColumnKind::Flag),
+    ("house", ColumnKind::Flag),
+];
+
+/// The SQL whose text follows from [`LEDGER_COLUMNS`], built once.
+struct GeneratedSql {
+    /// The whole schema: the ledger table, its pending index and the other tables.
+    schema: String,
+    /// Inserts one entry unless its key exists (`pk` then every column, in order).
+    insert: String,
+    /// The pending entries, oldest first, at most `?1`.
+    select_pending: String,
+}
+
+/// The generated SQL, built on first use.
+static SQL: LazyLock<GeneratedSql> = LazyLock::new(|| {
+    let names: Vec<&str> = LEDGER_COLUMNS.iter().map(|(name, _)| *name).collect();
+    let definitions: String = LEDGER_COLUMNS
+        .iter()
+        .map(|(name, kind)| match kind {
+            ColumnKind::Text => format!(", {name} TEXT"),
+            ColumnKind::Number => format!(", {name} INTEGER CHECK ({name} >= 0)"),
+            ColumnKind::Flag => format!(", {name} INTEGER CHECK ({name} IN (0, 1))"),
+        })
+        .collect();
+    let placeholders: String = (2..=names.len() + 1).map(|n| format!(", ?{n}")).collect();
+    GeneratedSql {
+        schema: format!(
+            "CREATE TABLE IF NOT EXISTS ledger (pk TEXT PRIMARY KEY NOT NULL{definitions}) \
+                 STRICT, WITHOUT ROWID;
+             CREATE INDEX IF NOT EXISTS ledger_cad_pending ON ledger (timestamp, pk)
+                 WHERE cad_pending = 1;
+             CREATE TABLE IF NOT EXISTS payments (pk TEXT PRIMARY KEY NOT NULL,
+                 op TEXT NOT NULL, marker TEXT NOT NULL, resumes INTEGER NOT NULL,
+                 claimed_at_ms INTEGER NOT NULL, expires_at INTEGER NOT NULL)
+                 STRICT, WITHOUT ROWID;
+             CREATE TABLE IF NOT EXISTS free_tier (pk TEXT PRIMARY KEY NOT NULL,
+                 used INTEGER NOT NULL, last_ms INTEGER NOT NULL, expires_at INTEGER NOT NULL)
+                 STRICT, WITHOUT ROWID;
+             CREATE TABLE IF NOT EXISTS metrics (day TEXT NOT NULL, counter TEXT NOT NULL,
+                 count INTEGER NOT NULL, PRIMARY KEY (day, counter)) STRICT, WITHOUT ROWID;
+             CREATE TABLE IF NOT EXISTS fx (date TEXT PRIMARY KEY NOT NULL,
+                 usd_cad TEXT NOT NULL, rate_date TEXT NOT NULL) STRICT, WITHOUT ROWID;"
+        ),
+        insert: format!(
+            "INSERT INTO ledger (pk, {}) VALUES (?1{placeholders}) ON CONFLICT (pk) DO NOTHING",
+            names.join(", ")
+        ),
+        select_pending: format!(
+            "SELECT pk, {} FROM ledger WHERE cad_pending = 1 ORDER BY timestamp, pk LIMIT ?1",
+            names.join(", ")
+        ),
+    }
+});
+
+/// The embedded store on one SQLite file: every capability, safe across processes.
+pub struct SqliteStore {
+    /// This handle's connection (one writer at a time; reads do not block on other writers).
+    connection: Arc<Mutex<Connection>>,
+    /// The database file.
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Opens (creating the directory, file and schema as needed) with the default busy timeout.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with_busy_timeout(path, DEFAULT_BUSY_TIMEOUT)
+    }
+
+    /// Opens with a chosen wait for other connections' locks (blocking: call it at startup).
+    pub fn open_with_busy_timeout(path: &Path, busy_timeout: Duration) -> Result<Self, StoreError> {
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|_| StoreError::Unavailable)?;
+        }
+        let mut connection = Connection::open(path)?;
+        connection.busy_timeout(busy_timeout)?;
+        enter_wal_mode(&connection, busy_timeout)?;
+        // FULL: a committed claim or ledger entry survives a power loss, not only a crash.
+        connection.pragma_update(None, "synchronous", "FULL")?;
+        migrate(&mut connection)?;
+        Ok(Self { connection: Arc::new(Mutex::new(connection)), path: path.to_owned() })
+    }
+
+    /// The database file this store opened.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs a job on this handle's connection, off the async workers.
+    async fn with_connection<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let connection = Arc::clone(&self.connection);
+        tokio::task::spawn_blocking(move || {
+            // A panicking job dropped its transaction (rolled back); the connection is sound.
+            let mut connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
+            job(&mut connection)
+        })
+        .await
+        .map_err(|_| StoreError::Unavailable)?
+    }
+
+    /// Runs a job in one `BEGIN IMMEDIATE` transaction, committed only if the job succeeds.
+    async fn in_write_transaction<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.with_connection(move |connection| {
+            let transaction =
+                connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let outcome = job(&transaction)?;
+            transaction.commit()?;
+            Ok(outcome)
+        })
+        .await
+    }
+}
+
+/// Switches the file to WAL, retrying for at most `busy_timeout` while another connection
+/// holds the lock the switch needs (SQLite does not run the busy handler for it).
+fn enter_wal_mode(connection: &Connection, busy_timeout: Duration) -> Result<(), StoreError> {
+    let deadline = Instant::now() + busy_timeout;
+    loop {
+        let mode = connection
+            .pragma_update_and_check(None, "journal_mode", "wal", |row| row.get::<_, String>(0));
+        match mode {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(_) => return Err(StoreError::Unavailable),
+            Err(error) if is_busy(&error) && Instant::now() < deadline => {
+                std::thread::sleep(WAL_SWITCH_RETRY);
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+}
+
+/// Whether another connection holds a lock this call needs.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(error.sqlite_error_code(), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked))
+}
+
+/// Creates the schema of a new file, accepts the current one, refuses a newer one.
+fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    match version {
+        0 => {
+            transaction.execute_batch(&SQL.schema)?;
+            transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        SCHEMA_VERSION => {}
+        _ => return Err(StoreError::Corrupt),
+    }
+    transaction.commit()?;
+    Ok(())
+}
+
+/// Busy, locked, I/O and every other failure to answer is unavailable; a stored value of the
+/// wrong type or shape is corrupt. SQLite's message is dropped, never formatted.
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        use rusqlite::Error as E;
+        match error {
+            E::SqliteFailure(failure, _) => match failure.code {
+                ErrorCode::DatabaseCorrupt
+                | ErrorCode::NotADatabase
+                | ErrorCode::TypeMismatch
+                | ErrorCode::ConstraintViolation => Self::Corrupt,
+                _ => Self::Unavailable,
+            },
+            E::FromSqlConversionFailure(..)
+            | E::IntegralValueOutOfRange(..)
+            | E::InvalidColumnType(..)
+            | E::Utf8Error(..) => Self::Corrupt,
+            _ => Self::Unavailable,
+        }
+    }
+}
+
+/// The column values of an entry, in [`LEDGER_COLUMNS`] order (absent attributes are NULL).
+fn ledger_values(entry: &LedgerEntry) -> Result<Vec<Value>, StoreError> {
+    let mut values = vec![Value::Null; LEDGER_COLUMNS.len()];
+    for (name, field) in ledger_fields(entry)? {
+        let index = LEDGER_COLUMNS
+            .iter()
+            .position(|(column, _)| *column == name)
+            .ok_or(StoreError::Corrupt)?;
+        values[index] = match (LEDGER_COLUMNS[index].1, field) {
+            (_, Field::Null) => Value::Null,
+            (ColumnKind::Text, Field::Str(text)) => Value::Text(text),
+            (ColumnKind::Number, Field::Num(n)) => {
+                Value::Integer(i64::try_from(n).map_err(|_| StoreError::Corrupt)?)
+            }
+            (ColumnKind::Flag, Field::Bool(flag)) => Value::Integer(i64::from(flag)),
+            _ => return Err(StoreError::Corrupt),
+        };
+    }
+    Ok(values)
+}
+
+/// One stored column value read back as the field its kind holds.
+fn stored_field(kind: ColumnKind, value: ValueRef<'_>) -> Result<Field, StoreError> {
+    match (kind, value) {
+        (_, ValueRef::Null) => Ok(Field::Null),
+        (ColumnKind::Text, ValueRef::Text(bytes)) => std::str::from_utf8(bytes)
+            .map(|text| Field::Str(text.to_owned()))
+            .map_err(|_| StoreError::Corrupt),
+        (ColumnKind::Number, ValueRef::Integer(n)) => {
+            u64::try_from(n).map(Field::Num).map_err(|_| StoreError::Corrupt)
+        }
+        (ColumnKind::Flag, ValueRef::Integer(0)) => Ok(Field::Bool(false)),
+        (ColumnKind::Flag, ValueRef::Integer(1)) => Ok(Field::Bool(true)),
+        _ => Err(StoreError::Corrupt),
+    }
+}
+
+/// Rebuilds the entry of one `select_pending` row (`pk`, then every column in order).
+fn ledger_row(row: &Row<'_>) -> Result<LedgerEntry, StoreError> {
+    let key: String = row.get(0)?;
+    let mut fields = Vec::with_capacity(LEDGER_COLUMNS.len());
+    for (index, (name, kind)) in LEDGER_COLUMNS.iter().enumerate() {
+        fields.push((*name, stored_field(*kind, row.get_ref(index + 1)?)?));
+    }
+    ledger_entry(&key, |name| {
+        fields.iter().find(|(column, _)| *column == name).map(|(_, field)| field.clone())
+    })
+}
+
+/// The free-tier rule on today's counter (`used`, `last_ms`), if the caller has one.
+fn free_tier_decision(counter: Option<(u32, i64)>, now: UtcMillis) -> FreeTierDecision {
+    match counter {
+        None => FreeTierDecision::Allowed { used: 1 },
+        Some((used, _)) if used >= FREE_PER_DAY => FreeTierDecision::DailyCapReached,
+        Some((_, last_ms)) if last_ms > now.0.saturating_sub(FREE_MIN_INTERVAL_MS) => {
+            FreeTierDecision::TooSoon
+        }
+        Some((used, _)) => FreeTierDecision::Allowed { used: used + 1 },
+    }
+}
+
+/// Epoch seconds (the DynamoDB TTL unit) of an instant in milliseconds.
+fn epoch_seconds(millis: i64) -> i64 {
+    millis.div_euclid(1000)
+}
+
+impl Ledger for SqliteStore {
+    async fn append(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
+        let mut values = vec![Value::Text(entry.key().as_str().to_owned())];
+        values.extend(ledger_values(entry)?);
+        self.in_write_transaction(move |transaction| {
+            let inserted =
+                transaction.prepare_cached(&SQL.insert)?.execute(params_from_iter(values))?;
+            Ok(if inserted == 1 { AppendOutcome::Appended } else { AppendOutcome::AlreadyRecorded })
+        })
+        .await
+    }
+
+    async fn cad_pending(&self, limit: usize) -> Result<Vec<LedgerEntry>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_connection(move |connection| {
+            let mut statement = connection.prepare_cached(&SQL.select_pending)?;
+            let mut rows = statement.query(params![limit])?;
+            let mut entries = Vec::new();
+            while let Some(row) = rows.next()? {
+                entries.push(ledger_row(row)?);
+            }
+            Ok(entries)
+        })
+        .await
+    }
+
+    async fn fill_cad(&self, key: &LedgerKey, rate: &CadRate) -> Result<FillOutcome, StoreError> {
+        let key = key.as_str().to_owned();
+        let (usd_cad, rate_date) = (rate.usd_cad().to_owned(), rate.rate_date.as_str().to_owned());
+        self.in_write_transaction(move |transaction| {
+            let filled = transaction
+                .prepare_cached(
+                    "UPDATE ledger SET cad_rate = ?2, cad_rate_date = ?3, cad_pending = 0
+                     WHERE pk = ?1 AND cad_pending = 1",
+                )?
+                .execute(params![key, usd_cad, rate_date])?;
+            Ok(if filled == 1 { FillOutcome::Filled } else { FillOutcome::NotPending })
+        })
+        .await
+    }
+}
+
+impl PaymentClaims for SqliteStore {
+    async fn claim(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let key = id.key();
+        let expires_at = epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS));
+        self.in_write_transaction(move |transaction| {
+            let inserted = transaction
+                .prepare_cached(
+                    "INSERT INTO payments (pk, op, marker, resumes, claimed_at_ms, expires_at)
+                     VALUES (?1, ?2, ?3, 0, ?4, ?5) ON CONFLICT (pk) DO NOTHING",
+                )?
+                .execute(params![
+                    key,
+                    op.as_str(),
+                    ClaimMarker::Verified.as_str(),
+                    now.0,
+                    expires_at
+                ])?;
+            Ok(if inserted == 1 { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
+        })
+        .await
+    }
+
+    async fn advance(&self, id: &PaymentId, to: ClaimMarker) -> Result<AdvanceOutcome, StoreError> {
+        let Some(from) = to.predecessor() else {
+            return Ok(AdvanceOutcome::NotAtMarker);
+        };
+        let key = id.key();
+        self.in_write_transaction(move |transaction| {
+            let moved = transaction
+                .prepare_cached("UPDATE payments SET marker = ?3 WHERE pk = ?1 AND marker = ?2")?
+                .execute(params![key, from.as_str(), to.as_str()])?;
+            Ok(if moved == 1 { AdvanceOutcome::Advanced } else { AdvanceOutcome::NotAtMarker })
+        })
+        .await
+    }
+
+    async fn resume(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<ResumeOutcome, StoreError> {
+        let key = id.key();
+        // Unexpired: now < claimed_at + CLAIM_TTL_MS, i.e. claimed_at > now - CLAIM_TTL_MS.
+        let claimed_after = now.0.saturating_sub(CLAIM_TTL_MS);
+        self.in_write_transaction(move |transaction| {
+            let marker: Option<String> = transaction
+                .prepare_cached(
+                    "UPDATE payments SET resumes = resumes + 1
+                     WHERE pk = ?1 AND op = ?2 AND marker IN (?3, ?4) AND resumes < ?5
+                       AND claimed_at_ms > ?6
+                     RETURNING marker",
+                )?
+                .query_row(
+                    params![
+                        key,
+                        op.as_str(),
+                        ClaimMarker::Verified.as_str(),
+                        ClaimMarker::Settled.as_str(),
+                        MAX_RESUMES,
+                        claimed_after
+                    ],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            match marker {
+                None => Ok(ResumeOutcome::Refused),
+                Some(marker) => ClaimMarker::parse(&marker)
+                    .map(ResumeOutcome::Resumed)
+                    .ok_or(StoreError::Corrupt),
+            }
+        })
+        .await
+    }
+}
+
+impl FreeTier for SqliteStore {
+    async fn try_use(
+        &self,
+        caller: &CallerKey,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        let key = caller.key(&UtcDay::of(now).ok_or(StoreError::Corrupt)?);
+        // The counter outlives its day by FREE_TIER_TTL_MS.
+        let day_end = now.0.div_euclid(DAY_MS).saturating_add(1).saturating_mul(DAY_MS);
+        let expires_at = epoch_seconds(day_end.saturating_add(FREE_TIER_TTL_MS));
+        self.in_write_transaction(move |transaction| {
+            let counter = transaction
+                .prepare_cached("SELECT used, last_ms FROM free_tier WHERE pk = ?1")?
+                .query_row(params![key], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            let decision = free_tier_decision(counter, now);
+            if let FreeTierDecision::Allowed { used } = decision {
+                transaction
+                    .prepare_cached(
+                        "INSERT INTO free_tier (pk, used, last_ms, expires_at)
+                         VALUES (?1, ?2, ?3, ?4)
+                         ON CONFLICT (pk) DO UPDATE SET used = excluded.used,
+                             last_ms = excluded.last_ms",
+                    )?
+                    .execute(params![key, used, now.0, expires_at])?;
+            }
+            Ok(decision)
+        })
+        .await
+    }
+}
+
+impl Metrics for SqliteStore {
+    async fn increment(&self, counter: Counter, now: UtcMillis) -> Result<(), StoreError> {
+        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
+        self.in_write_transaction(move |transaction| {
+            transaction
+                .prepare_cached(
+                    "INSERT INTO metrics (day, counter, count) VALUES (?1, ?2, 1)
+                     ON CONFLICT (day, counter) DO UPDATE SET count = count + 1",
+                )?
+                .execute(params![day.as_str(), counter.name()])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn days(
+        &self,
+        first_day: &UtcDay,
+        last_day: &UtcDay,
+    ) -> Result<Vec<DayCounts>, StoreError> {
+        let Some(earliest) = last_day.shifted(1 - MAX_METRICS_DAYS) else {
+            return Ok(Vec::new());
+        };
+        let first_day = first_day.clone().max(earliest);
+        let (first_day, last_day) = (first_day.as_str().to_owned(), last_day.as_str().to_owned());
+        self.with_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT day, counter, count FROM metrics WHERE day >= ?1 AND day <= ?2
+                 ORDER BY day, counter",
+            )?;
+            let mut rows = statement.query(params![first_day, last_day])?;
+            let mut days: Vec<DayCounts> = Vec::new();
+            while let Some(row) = rows.next()? {
+                let day = UtcDay::parse(row.get_ref(0)?.as_str().map_err(|_| StoreError::Corrupt)?)
+                    .ok_or(StoreError::Corrupt)?;
+                let (counter, count): (String, u64) = (row.get(1)?, row.get(2)?);
+                match days.last_mut() {
+                    Some(last) if last.day == day => {
+                        last.counts.insert(counter, count);
+                    }
+                    _ => days.push(DayCounts { day, counts: BTreeMap::from([(counter, count)]) }),
+                }
+            }
+            Ok(days)
+        })
+        .await
+    }
+}
+
+impl RateCache for SqliteStore {
+    async fn get(&self, date: &UtcDay) -> Result<Option<CadRate>, StoreError> {
+        let date = date.as_str().to_owned();
+        self.with_connection(move |connection| {
+            let stored: Option<(String, String)> = connection
+                .prepare_cached("SELECT usd_cad, rate_date FROM fx WHERE date = ?1")?
+                .query_row(params![date], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            stored
+                .map(|(usd_cad, rate_date)| {
+                    UtcDay::parse(&rate_date)
+                        .and_then(|rate_date| CadRate::new(&usd_cad, rate_date))
+                        .ok_or(StoreError::Corrupt)
+                })
+                .transpose()
+        })
+        .await
+    }
+
+    async fn put(&self, date: &UtcDay, rate: &CadRate) -> Result<(), StoreError> {
+        let date = date.as_str().to_owned();
+        let (usd_cad, rate_date) = (rate.usd_cad().to_owned(), rate.rate_date.as_str().to_owned());
+        self.in_write_transaction(move |transaction| {
+            transaction
+                .prepare_cached(
+                    "INSERT INTO fx (date, usd_cad, rate_date) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (date) DO NOTHING",
+                )?
+                .execute(params![date, usd_cad, rate_date])?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ledger_columns_are_the_closed_attribute_list_in_order() {
+        let columns: Vec<&str> = LEDGER_COLUMNS.iter().map(|(name, _)| *name).collect();
+        assert_eq!(columns, LEDGER_ATTRIBUTES);
+    }
+
+    #[test]
+    fn free_tier_rule_tells_the_cap_from_the_interval() {
+        let now = UtcMillis(1_000_000);
+        let cases = [
+            (None, FreeTierDecision::Allowed { used: 1 }),
+            (Some((1, now.0 - FREE_MIN_INTERVAL_MS)), FreeTierDecision::Allowed { used: 2 }),
+            (Some((1, now.0 - FREE_MIN_INTERVAL_MS + 1)), FreeTierDecision::TooSoon),
+            (Some((1, now.0 + 1)), FreeTierDecision::TooSoon),
+            (Some((FREE_PER_DAY - 1, 0)), FreeTierDecision::Allowed { used: FREE_PER_DAY }),
+            (Some((FREE_PER_DAY, 0)), FreeTierDecision::DailyCapReached),
+            (Some((FREE_PER_DAY, now.0)), FreeTierDecision::DailyCapReached),
+        ];
+        for (counter, want) in cases {
+            assert_eq!(free_tier_decision(counter, now), want, "{counter:?}");
+        }
+    }
+}

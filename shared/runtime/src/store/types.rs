@@ -1,0 +1,533 @@
+//! The values the store keeps. Every stored string is typed and either derived from our own
+//! data (states, times, the verdict line) or validated (base58 ids), so no stored item can
+//! hold a URL, a challenge value, a fragment or a hash of one.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use payability_core::grade::{CheckState, MemoState};
+pub use payability_core::report::UtcMillis;
+
+/// Pre-checks a caller may use per UTC day.
+pub const FREE_PER_DAY: u32 = 100;
+/// Least time between two pre-checks of one caller, in milliseconds.
+pub const FREE_MIN_INTERVAL_MS: i64 = 5_000;
+/// How often one settled, undelivered payment may be resumed.
+pub const MAX_RESUMES: u32 = 3;
+/// How long a payment claim lives before TTL removes it, in milliseconds (24 h).
+pub const CLAIM_TTL_MS: i64 = 24 * 60 * 60 * 1000;
+/// Most days one metrics read covers (the last ones of the asked range).
+pub const MAX_METRICS_DAYS: i64 = 366;
+/// One day in milliseconds.
+pub const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+/// How long a free-tier counter lives after its day, in milliseconds (48 h).
+pub const FREE_TIER_TTL_MS: i64 = 48 * 60 * 60 * 1000;
+/// Key prefix of the check ledger.
+pub const CHECK_LEDGER_PREFIX: &str = "pvc:ledger:";
+/// Key prefix of the memo ledger (the specification's `kv_prefix`).
+pub const MEMO_LEDGER_PREFIX: &str = "pvm:ledger:";
+/// How the CAD fair-market value is established.
+pub const CAD_BASIS: &str = "Bank of Canada daily USD/CAD (series FXUSDCAD) of the UTC transaction date, or of the latest publication day before it when that date had none; USDC valued at par with USD";
+
+/// Why the store could not answer (closed form; never carries an SDK message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreError {
+    /// The store could not be reached, timed out, or kept throttling: answer 503.
+    Unavailable,
+    /// A stored item does not have the shape this code writes.
+    Corrupt,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unavailable => "the store is unavailable",
+            Self::Corrupt => "a stored item has an unexpected shape",
+        })
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A UTC calendar day, `YYYY-MM-DD`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UtcDay(String);
+
+impl UtcDay {
+    /// The UTC day of an instant (None outside the years 0000 to 9999).
+    pub fn of(at: UtcMillis) -> Option<Self> {
+        at.to_rfc3339_millis().map(|s| Self(s[..10].to_owned()))
+    }
+
+    /// Parses `YYYY-MM-DD` (digits and dashes in that shape only).
+    pub fn parse(text: &str) -> Option<Self> {
+        let b = text.as_bytes();
+        let shape_ok = b.len() == 10
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+        shape_ok.then(|| Self(text.to_owned()))
+    }
+
+    /// The day as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The day's first instant.
+    pub fn midnight(&self) -> Option<UtcMillis> {
+        UtcMillis::parse_rfc3339_millis(&format!("{}T00:00:00.000Z", self.0))
+    }
+
+    /// The day `days` later (earlier when negative).
+    pub fn shifted(&self, days: i64) -> Option<Self> {
+        Self::of(UtcMillis(self.midnight()?.0.checked_add(days.checked_mul(DAY_MS)?)?))
+    }
+}
+
+/// A base58 identifier (a Solana wallet or a transaction signature), validated so that no
+/// other text can be stored in its place.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Base58Id(String);
+
+impl Base58Id {
+    /// Accepts 32 to 88 characters of the Bitcoin base58 alphabet.
+    pub fn parse(text: &str) -> Option<Self> {
+        const ALPHABET: &str = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+        let ok = (32..=88).contains(&text.len()) && text.chars().all(|c| ALPHABET.contains(c));
+        ok.then(|| Self(text.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The paid ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaidOp {
+    /// `POST /check`.
+    Check,
+    /// `POST /memo`.
+    Memo,
+}
+
+impl PaidOp {
+    /// The op's name as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Check => "check",
+            Self::Memo => "memo",
+        }
+    }
+
+    /// Parses a stored op name.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "check" => Some(Self::Check),
+            "memo" => Some(Self::Memo),
+            _ => None,
+        }
+    }
+}
+
+/// A USD/CAD rate as published: a decimal string and the date it was published for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CadRate {
+    /// CAD per USD, digits with one decimal point (e.g. `1.3971`).
+    usd_cad: String,
+    /// The publication date the rate is of.
+    pub rate_date: UtcDay,
+}
+
+impl CadRate {
+    /// Accepts a plain positive decimal of at most 16 characters.
+    pub fn new(usd_cad: &str, rate_date: UtcDay) -> Option<Self> {
+        let mut parts = usd_cad.split('.');
+        let digits = |p: Option<&str>| {
+            p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        let ok = usd_cad.len() <= 16
+            && digits(parts.next())
+            && digits(parts.next())
+            && parts.next().is_none();
+        ok.then(|| Self { usd_cad: usd_cad.to_owned(), rate_date })
+    }
+
+    /// The rate as text.
+    pub fn usd_cad(&self) -> &str {
+        &self.usd_cad
+    }
+}
+
+/// The CAD fair-market-value block of a ledger entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CadBlock {
+    /// The rate, or None while it is pending (never guessed).
+    pub rate: Option<CadRate>,
+    /// Whether the price was refunded.
+    pub refund: bool,
+}
+
+impl CadBlock {
+    /// True while no rate is recorded.
+    pub fn cad_pending(&self) -> bool {
+        self.rate.is_none()
+    }
+}
+
+/// The verdict a ledger entry records: the op and its state (and the check's risk flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LedgerVerdict {
+    /// A check verdict.
+    Check {
+        /// The payability state.
+        state: CheckState,
+        /// The description-length risk flag.
+        description_overlong: bool,
+    },
+    /// A memo verdict.
+    Memo {
+        /// The memo-binding state.
+        state: MemoState,
+    },
+}
+
+impl LedgerVerdict {
+    /// The op of the verdict.
+    pub fn op(&self) -> PaidOp {
+        match self {
+            Self::Check { .. } => PaidOp::Check,
+            Self::Memo { .. } => PaidOp::Memo,
+        }
+    }
+
+    /// The state as printed.
+    pub fn state(&self) -> &'static str {
+        match self {
+            Self::Check { state, .. } => state.as_str(),
+            Self::Memo { state } => state.as_str(),
+        }
+    }
+}
+
+/// What paid for a verdict: an outside payment, or the house.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payer {
+    /// A settled outside payment.
+    Paid {
+        /// The payer's wallet.
+        wallet: Base58Id,
+        /// The settlement transaction signature (also the entry's key).
+        tx: Base58Id,
+        /// The Solana fee in lamports, None until the RPC answers.
+        fee_lamports: Option<u64>,
+    },
+    /// A house check (the operator's own, unpaid).
+    House {
+        /// The entry's key.
+        id: HouseId,
+    },
+}
+
+/// The id of a house check's ledger entry: 32 lowercase hex digits, validated so that no
+/// other text can reach a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HouseId(String);
+
+impl HouseId {
+    /// Accepts exactly 32 lowercase hex digits.
+    pub fn parse(text: &str) -> Option<Self> {
+        let ok = text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        ok.then(|| Self(text.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A criteria version, `payability/v1@<revision>` (revision: digits and dots), validated so
+/// that old entries stay readable after a new revision and no other text is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CriteriaVersion(String);
+
+impl CriteriaVersion {
+    /// The version this code grades under.
+    pub fn current() -> Self {
+        let criteria = payability_core::criteria::CRITERIA_ID;
+        Self(format!("{criteria}@{}", payability_core::criteria::CRITERIA_REVISION))
+    }
+
+    /// Accepts `payability/v1@` followed by digits and dots.
+    pub fn parse(text: &str) -> Option<Self> {
+        let revision = text.strip_prefix("payability/v1@")?;
+        let ok = !revision.is_empty() && revision.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        ok.then(|| Self(text.to_owned()))
+    }
+
+    /// The version as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The key of a ledger entry: its op's prefix and its payment id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerKey(String);
+
+impl LedgerKey {
+    /// The key as stored.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Parses a stored key (only the two ledger prefixes are accepted).
+    pub fn parse(text: &str) -> Option<Self> {
+        let known = text.starts_with(CHECK_LEDGER_PREFIX) || text.starts_with(MEMO_LEDGER_PREFIX);
+        known.then(|| Self(text.to_owned()))
+    }
+}
+
+/// One ledger entry: the specification's closed field list and nothing else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    /// Who paid (wallet, tx id, fee) or the house.
+    pub payer: Payer,
+    /// The verdict's check end.
+    pub at: UtcMillis,
+    /// The price in USDC base units.
+    pub price_usdc_units: u64,
+    /// The CAD fair-market-value block.
+    pub cad: CadBlock,
+    /// The criteria version, e.g. `payability/v1@1.1.0`.
+    pub criteria_version: CriteriaVersion,
+    /// The verdict (op, state, risk flag).
+    pub verdict: LedgerVerdict,
+}
+
+impl LedgerEntry {
+    /// The entry's key: `pvc:ledger:` or `pvm:ledger:` and the payment id.
+    pub fn key(&self) -> LedgerKey {
+        let prefix = match self.verdict.op() {
+            PaidOp::Check => CHECK_LEDGER_PREFIX,
+            PaidOp::Memo => MEMO_LEDGER_PREFIX,
+        };
+        let id = match &self.payer {
+            Payer::Paid { tx, .. } => tx.as_str().to_owned(),
+            Payer::House { id } => format!("house-{}", id.as_str()),
+        };
+        LedgerKey(format!("{prefix}{id}"))
+    }
+
+    /// The published verdict line, derived from the op, the state and the time.
+    pub fn verdict_line(&self) -> Option<String> {
+        let at = self.at.to_rfc3339_millis()?;
+        let title = match self.verdict.op() {
+            PaidOp::Check => "CHALLENGE PAYABILITY VERDICT",
+            PaidOp::Memo => "MEMO BINDING VERDICT",
+        };
+        Some(format!("{title} \u{2014} state: {} \u{2014} {at}", self.verdict.state()))
+    }
+}
+
+/// The outcome of appending to the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendOutcome {
+    /// The entry was written.
+    Appended,
+    /// An entry with this key exists; nothing was written.
+    AlreadyRecorded,
+}
+
+/// The outcome of filling a pending CAD block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillOutcome {
+    /// The rate was recorded.
+    Filled,
+    /// The entry is missing or no longer pending; nothing was written.
+    NotPending,
+}
+
+/// A payment's identity: its transaction signature, or the SHA-256 of the submitted payment
+/// payload before settlement.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PaymentId {
+    /// A Solana transaction signature.
+    Transaction(Base58Id),
+    /// SHA-256 of the payment payload our client submitted (never of a fetched challenge).
+    PayloadSha256([u8; 32]),
+}
+
+impl PaymentId {
+    /// The claim key as stored.
+    pub fn key(&self) -> String {
+        match self {
+            Self::Transaction(sig) => format!("payment:tx:{}", sig.as_str()),
+            Self::PayloadSha256(digest) => {
+                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                format!("payment:payload-sha256:{hex}")
+            }
+        }
+    }
+}
+
+/// Where a claimed payment stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimMarker {
+    /// The facilitator verified the payment.
+    Verified,
+    /// The facilitator settled it.
+    Settled,
+    /// The verdict was delivered.
+    Delivered,
+}
+
+impl ClaimMarker {
+    /// The marker a claim must be at to move to this one (none for `Verified`).
+    pub fn predecessor(self) -> Option<Self> {
+        match self {
+            Self::Verified => None,
+            Self::Settled => Some(Self::Verified),
+            Self::Delivered => Some(Self::Settled),
+        }
+    }
+
+    /// The marker as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Verified => "verified",
+            Self::Settled => "settled",
+            Self::Delivered => "delivered",
+        }
+    }
+
+    /// Parses a stored marker.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "verified" => Some(Self::Verified),
+            "settled" => Some(Self::Settled),
+            "delivered" => Some(Self::Delivered),
+            _ => None,
+        }
+    }
+}
+
+/// The outcome of claiming a payment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    /// This call claimed it (marker `verified`).
+    Claimed,
+    /// It was claimed before; nothing was written.
+    AlreadyClaimed,
+}
+
+/// The outcome of moving a claim's marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdvanceOutcome {
+    /// The marker moved.
+    Advanced,
+    /// The claim is missing or not at the expected marker; nothing was written.
+    NotAtMarker,
+}
+
+/// The outcome of a verified-marker resume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeOutcome {
+    /// The retry may proceed from this marker (`verified` or `settled`).
+    Resumed(ClaimMarker),
+    /// No claim, another op, delivered, expired, or resumed [`MAX_RESUMES`] times already.
+    Refused,
+}
+
+/// Who a free pre-check is counted against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallerKey {
+    /// The caller's wallet, when the request names one.
+    Wallet(Base58Id),
+    /// The source IP, when it does not.
+    SourceIp(IpAddr),
+}
+
+impl CallerKey {
+    /// The counter key for a UTC day.
+    pub fn key(&self, day: &UtcDay) -> String {
+        match self {
+            Self::Wallet(w) => format!("free:wallet:{}:{}", w.as_str(), day.as_str()),
+            Self::SourceIp(ip) => format!("free:ip:{ip}:{}", day.as_str()),
+        }
+    }
+}
+
+/// The outcome of asking for a free pre-check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FreeTierDecision {
+    /// Allowed; this is the caller's `used`-th pre-check today.
+    Allowed {
+        /// Pre-checks used today, this one included.
+        used: u32,
+    },
+    /// The last pre-check was less than 5,000 ms ago.
+    TooSoon,
+    /// All 100 of today's pre-checks are used.
+    DailyCapReached,
+}
+
+/// A metrics counter: a closed set of names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counter {
+    /// A free pre-check answered.
+    Precheck,
+    /// A free pre-check refused for the allowance.
+    FreeTierRefusal,
+    /// A paid check delivered, by state.
+    PaidCheck(CheckState),
+    /// A paid memo check delivered, by state.
+    PaidMemo(MemoState),
+    /// A house check or memo check delivered.
+    House(PaidOp),
+    /// A payment that failed verification or settlement.
+    PaymentFailure,
+    /// A refund.
+    Refund,
+}
+
+impl Counter {
+    /// The counter's stored name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Precheck => "precheck",
+            Self::FreeTierRefusal => "free_tier_refusal",
+            Self::PaidCheck(state) => match state {
+                CheckState::Populated => "paid_check_populated",
+                CheckState::AmountsOnly => "paid_check_amounts_only",
+                CheckState::Unconfigured => "paid_check_unconfigured",
+                CheckState::HeaderMissing => "paid_check_header_missing",
+                CheckState::ResourceMismatch => "paid_check_resource_mismatch",
+                CheckState::NotA402 => "paid_check_not_a_402",
+            },
+            Self::PaidMemo(state) => match state {
+                MemoState::Bound => "paid_memo_bound",
+                MemoState::MemoReused => "paid_memo_memo_reused",
+                MemoState::LegMismatch => "paid_memo_leg_mismatch",
+                MemoState::MemoAbsent => "paid_memo_memo_absent",
+                MemoState::NotA402 => "paid_memo_not_a_402",
+            },
+            Self::House(PaidOp::Check) => "house_check",
+            Self::House(PaidOp::Memo) => "house_memo",
+            Self::PaymentFailure => "payment_failure",
+            Self::Refund => "refund",
+        }
+    }
+}
+
+/// The counts of one UTC day, by counter name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayCounts {
+    /// The day.
+    pub day: UtcDay,
+    /// Count per counter name (names from [`Counter::name`] only).
+    pub counts: BTreeMap<String, u64>,
+}

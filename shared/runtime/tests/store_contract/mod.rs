@@ -1,0 +1,390 @@
+//! The store contract: one suite every backend passes. A backend test file provides a
+//! [`Fixture`] and calls [`run_all`].
+
+#![allow(dead_code)] // each backend's test binary uses the whole suite through run_all
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
+use payability_runtime::store::*;
+use serde_json::json;
+
+/// A backend under test.
+pub trait Fixture: Send + Sync + 'static {
+    /// The backend: one value implementing every capability.
+    type Store: Ledger + PaymentClaims + FreeTier + Metrics + RateCache + 'static;
+
+    /// A fresh, empty store.
+    fn fresh(&self) -> impl Future<Output = Self::Store> + Send;
+
+    /// Another handle on the same data, as a second process (or Lambda instance) would open.
+    fn another_handle(&self, store: &Self::Store) -> impl Future<Output = Self::Store> + Send;
+
+    /// Every stored byte, for custody scans (table scans, or the database file).
+    fn stored_bytes(&self, store: &Self::Store) -> impl Future<Output = Vec<u8>> + Send;
+}
+
+/// 2026-11-29T10:00:00.000Z
+pub const T0: UtcMillis = UtcMillis(1_795_946_400_000);
+
+fn at(offset_ms: i64) -> UtcMillis {
+    UtcMillis(T0.0 + offset_ms)
+}
+
+fn wallet(n: u8) -> Base58Id {
+    Base58Id::parse(&format!("Wa11et{}", "1".repeat(30 + usize::from(n % 10)))).unwrap()
+}
+
+fn tx(n: u32) -> Base58Id {
+    let digits: String = n.to_string().chars().map(|c| if c == '0' { 'z' } else { c }).collect();
+    Base58Id::parse(&format!("Tx{digits}{}", "K".repeat(80 - digits.len()))).unwrap()
+}
+
+fn paid_entry(n: u32, verdict: LedgerVerdict, rate: Option<CadRate>) -> LedgerEntry {
+    LedgerEntry {
+        payer: Payer::Paid { wallet: wallet(1), tx: tx(n), fee_lamports: Some(5000) },
+        at: at(i64::from(n)),
+        price_usdc_units: 10_000,
+        cad: CadBlock { rate, refund: false },
+        criteria_version: CriteriaVersion::current(),
+        verdict,
+    }
+}
+
+fn check_verdict(state: CheckState) -> LedgerVerdict {
+    LedgerVerdict::Check { state, description_overlong: false }
+}
+
+fn day(text: &str) -> UtcDay {
+    UtcDay::parse(text).unwrap()
+}
+
+/// Runs every contract test against fresh stores of the fixture.
+pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
+    ledger_appends_each_key_once_and_keeps_the_ops_apart(&*fixture).await;
+    ledger_fills_a_pending_cad_block_once(&*fixture).await;
+    payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
+    verified_marker_resume_is_bounded(&*fixture).await;
+    fifty_concurrent_claims_of_one_payment_yield_one(fixture.clone()).await;
+    free_tier_enforces_interval_and_daily_cap(&*fixture).await;
+    two_hundred_concurrent_prechecks_yield_one(fixture.clone()).await;
+    metrics_counts_are_exact_under_concurrency(fixture.clone()).await;
+    metrics_read_at_most_the_last_366_days(&*fixture).await;
+    rate_cache_keeps_the_first_rate(&*fixture).await;
+    no_challenge_value_reaches_any_stored_byte(&*fixture).await;
+}
+
+async fn ledger_appends_each_key_once_and_keeps_the_ops_apart<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let check = paid_entry(1, check_verdict(CheckState::Populated), None);
+    let memo = paid_entry(1, LedgerVerdict::Memo { state: MemoState::Bound }, None);
+    assert_eq!(store.append(&check).await, Ok(AppendOutcome::Appended));
+    assert_eq!(store.append(&check).await, Ok(AppendOutcome::AlreadyRecorded));
+    assert_eq!(store.append(&memo).await, Ok(AppendOutcome::Appended), "memo ledger is separate");
+    assert!(memo.key().as_str().starts_with("pvm:ledger:"));
+    assert!(check.key().as_str().starts_with("pvc:ledger:"));
+    let mut pending = store.cad_pending(10).await.unwrap();
+    pending.sort_by_key(|e| e.key().as_str().to_owned());
+    assert_eq!(pending, vec![check, memo], "entries read back field for field");
+}
+
+async fn ledger_fills_a_pending_cad_block_once<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let rate = CadRate::new("1.3971", day("2026-11-27")).unwrap();
+    let settled = paid_entry(2, check_verdict(CheckState::NotA402), Some(rate.clone()));
+    let pending = paid_entry(3, check_verdict(CheckState::Unconfigured), None);
+    let house = LedgerEntry {
+        payer: Payer::House { id: HouseId::parse("0123456789abcdef0123456789abcdef").unwrap() },
+        ..paid_entry(
+            4,
+            LedgerVerdict::Check { state: CheckState::Populated, description_overlong: true },
+            None,
+        )
+    };
+    for entry in [&settled, &pending, &house] {
+        assert_eq!(store.append(entry).await, Ok(AppendOutcome::Appended));
+    }
+    let listed = store.cad_pending(10).await.unwrap();
+    assert_eq!(listed.len(), 2, "only entries without a rate are pending");
+    assert_eq!(store.cad_pending(1).await.unwrap().len(), 1, "the limit is honoured");
+    assert_eq!(store.fill_cad(&pending.key(), &rate).await, Ok(FillOutcome::Filled));
+    assert_eq!(store.fill_cad(&pending.key(), &rate).await, Ok(FillOutcome::NotPending));
+    assert_eq!(store.fill_cad(&settled.key(), &rate).await, Ok(FillOutcome::NotPending));
+    let missing = paid_entry(99, check_verdict(CheckState::Populated), None).key();
+    assert_eq!(store.fill_cad(&missing, &rate).await, Ok(FillOutcome::NotPending));
+    assert_eq!(store.cad_pending(10).await.unwrap(), vec![house]);
+}
+
+async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let id = PaymentId::Transaction(tx(7));
+    let other = PaymentId::PayloadSha256([9; 32]);
+    assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&id, PaidOp::Memo, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&other, PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
+    use ClaimMarker::*;
+    // From verified: only settled; then only delivered; never backward, never twice.
+    let steps = [
+        (Delivered, AdvanceOutcome::NotAtMarker),
+        (Verified, AdvanceOutcome::NotAtMarker),
+        (Settled, AdvanceOutcome::Advanced),
+        (Settled, AdvanceOutcome::NotAtMarker),
+        (Verified, AdvanceOutcome::NotAtMarker),
+        (Delivered, AdvanceOutcome::Advanced),
+        (Delivered, AdvanceOutcome::NotAtMarker),
+        (Settled, AdvanceOutcome::NotAtMarker),
+        (Verified, AdvanceOutcome::NotAtMarker),
+    ];
+    for (step, (to, want)) in steps.into_iter().enumerate() {
+        assert_eq!(store.advance(&id, to).await, Ok(want), "step {step}: to {to:?}");
+    }
+    assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused));
+    let unknown = PaymentId::Transaction(tx(8));
+    assert_eq!(store.advance(&unknown, Settled).await, Ok(AdvanceOutcome::NotAtMarker));
+}
+
+async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let id = PaymentId::Transaction(tx(11));
+    assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused), "unclaimed");
+    store.claim(&id, PaidOp::Check, T0).await.unwrap();
+    assert_eq!(
+        store.resume(&id, PaidOp::Check, at(1)).await,
+        Ok(ResumeOutcome::Resumed(ClaimMarker::Verified))
+    );
+    store.advance(&id, ClaimMarker::Settled).await.unwrap();
+    assert_eq!(
+        store.resume(&id, PaidOp::Memo, at(2)).await,
+        Ok(ResumeOutcome::Refused),
+        "other op"
+    );
+    for _ in 1..MAX_RESUMES {
+        assert_eq!(
+            store.resume(&id, PaidOp::Check, at(3)).await,
+            Ok(ResumeOutcome::Resumed(ClaimMarker::Settled))
+        );
+    }
+    assert_eq!(
+        store.resume(&id, PaidOp::Check, at(4)).await,
+        Ok(ResumeOutcome::Refused),
+        "bounded"
+    );
+
+    let expiring = PaymentId::Transaction(tx(12));
+    store.claim(&expiring, PaidOp::Memo, T0).await.unwrap();
+    assert_eq!(
+        store.resume(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
+        Ok(ResumeOutcome::Refused),
+        "expired"
+    );
+    assert_eq!(
+        store.claim(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
+        Ok(ClaimOutcome::AlreadyClaimed),
+        "an expired claim still blocks reuse"
+    );
+
+    let delivered = PaymentId::Transaction(tx(13));
+    store.claim(&delivered, PaidOp::Check, T0).await.unwrap();
+    store.advance(&delivered, ClaimMarker::Settled).await.unwrap();
+    store.advance(&delivered, ClaimMarker::Delivered).await.unwrap();
+    assert_eq!(
+        store.resume(&delivered, PaidOp::Check, at(5)).await,
+        Ok(ResumeOutcome::Refused),
+        "delivered"
+    );
+}
+
+async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..5 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let id = PaymentId::Transaction(tx(21));
+    let tasks: Vec<_> = (0..50)
+        .map(|n| {
+            let store = handles[n % handles.len()].clone();
+            let id = id.clone();
+            tokio::spawn(async move { store.claim(&id, PaidOp::Check, T0).await })
+        })
+        .collect();
+    let mut claimed = 0;
+    for task in tasks {
+        if task.await.unwrap() == Ok(ClaimOutcome::Claimed) {
+            claimed += 1;
+        }
+    }
+    assert_eq!(claimed, 1, "exactly one of 50 concurrent claims wins");
+}
+
+async fn free_tier_enforces_interval_and_daily_cap<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let caller = CallerKey::Wallet(wallet(2));
+    assert_eq!(store.try_use(&caller, T0).await, Ok(FreeTierDecision::Allowed { used: 1 }));
+    assert_eq!(
+        store.try_use(&caller, at(FREE_MIN_INTERVAL_MS - 1)).await,
+        Ok(FreeTierDecision::TooSoon)
+    );
+    assert_eq!(
+        store.try_use(&caller, at(FREE_MIN_INTERVAL_MS)).await,
+        Ok(FreeTierDecision::Allowed { used: 2 })
+    );
+    let ip = CallerKey::SourceIp(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)));
+    assert_eq!(
+        store.try_use(&ip, at(1)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 }),
+        "callers are apart"
+    );
+
+    let spaced = CallerKey::Wallet(wallet(3));
+    let mut allowed = 0;
+    for n in 0..=i64::from(FREE_PER_DAY) {
+        match store.try_use(&spaced, at(n * FREE_MIN_INTERVAL_MS)).await.unwrap() {
+            FreeTierDecision::Allowed { used } => {
+                allowed += 1;
+                assert_eq!(used, allowed);
+            }
+            decision => assert_eq!(decision, FreeTierDecision::DailyCapReached),
+        }
+    }
+    assert_eq!(allowed, FREE_PER_DAY, "exactly 100 of 101 spaced pre-checks");
+    let next_day = at(24 * 60 * 60 * 1000);
+    assert_eq!(store.try_use(&spaced, next_day).await, Ok(FreeTierDecision::Allowed { used: 1 }));
+}
+
+async fn two_hundred_concurrent_prechecks_yield_one<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let caller = CallerKey::Wallet(wallet(4));
+    let tasks: Vec<_> = (0..200)
+        .map(|n| {
+            let store = handles[n % handles.len()].clone();
+            let caller = caller.clone();
+            // All within one second.
+            let now = at(i64::try_from(n).unwrap() * 4);
+            tokio::spawn(async move { store.try_use(&caller, now).await })
+        })
+        .collect();
+    let mut allowed = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(FreeTierDecision::Allowed { .. }) => allowed += 1,
+            Ok(_) => {}
+            Err(e) => panic!("a pre-check failed: {e}"),
+        }
+    }
+    assert_eq!(allowed, 1, "exactly one of 200 concurrent pre-checks within a second");
+}
+
+async fn metrics_counts_are_exact_under_concurrency<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let counters = [
+        Counter::Precheck,
+        Counter::PaidCheck(CheckState::Populated),
+        Counter::PaidMemo(MemoState::NotA402),
+    ];
+    let tasks: Vec<_> = (0..120)
+        .map(|n| {
+            let store = handles[n % handles.len()].clone();
+            let counter = counters[n % counters.len()];
+            tokio::spawn(async move { store.increment(counter, T0).await })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap().unwrap();
+    }
+    first.increment(Counter::Refund, at(24 * 60 * 60 * 1000)).await.unwrap();
+    let days = first.days(&day("2026-11-28"), &day("2026-11-30")).await.unwrap();
+    assert_eq!(days.len(), 2, "days without counts are omitted");
+    assert_eq!(days[0].day, day("2026-11-29"));
+    let counts = &days[0].counts;
+    for counter in counters {
+        assert_eq!(counts.get(counter.name()), Some(&40), "{}", counter.name());
+    }
+    assert_eq!(days[1].counts.get("refund"), Some(&1));
+    assert!(first.days(&day("2026-11-01"), &day("2026-11-02")).await.unwrap().is_empty());
+}
+
+async fn metrics_read_at_most_the_last_366_days<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let vectors = [(0, true), (MAX_METRICS_DAYS - 1, true), (MAX_METRICS_DAYS, false)];
+    for (days_before, _) in vectors {
+        store.increment(Counter::Refund, UtcMillis(T0.0 - days_before * DAY_MS)).await.unwrap();
+    }
+    let today = UtcDay::of(T0).unwrap();
+    let read = store.days(&today.shifted(-3650).unwrap(), &today).await.unwrap();
+    for (days_before, included) in vectors {
+        let day = today.shifted(-days_before).unwrap();
+        assert_eq!(read.iter().any(|c| c.day == day), included, "{days_before} days before");
+    }
+}
+
+async fn rate_cache_keeps_the_first_rate<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let date = day("2026-11-28");
+    assert_eq!(store.get(&date).await, Ok(None));
+    let friday = CadRate::new("1.4012", day("2026-11-27")).unwrap();
+    store.put(&date, &friday).await.unwrap();
+    store.put(&date, &CadRate::new("9.9", day("2026-11-28")).unwrap()).await.unwrap();
+    assert_eq!(store.get(&date).await, Ok(Some(friday)));
+}
+
+/// A full check and memo check of a canary challenge, recorded in every capability.
+async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
+    const CANARY: &str = "CANARY9h4v";
+    let url = "https://seller.example/api";
+    let offer = json!({"scheme": CANARY, "network": CANARY, "amount": "10000", "resource": url,
+        "description": CANARY, "payTo": CANARY, "asset": CANARY,
+        "extra": {"usdc_token_account": CANARY, "memo": CANARY, "feePayer": CANARY}});
+    let header = json!({"resource": {"url": url}, "accepts": [{"amount": "10000", "payTo": CANARY, "extra": {"memo": CANARY}}]});
+    let outcome = FetchOutcome::Captured(Capture {
+        status: 402,
+        payment_required: Some(STANDARD.encode(header.to_string()).into_bytes()),
+        body: CapturedBody::Complete(
+            json!({"accepts": [offer], "memo": CANARY}).to_string().into_bytes(),
+        ),
+    });
+    let check = grade_check(url, &outcome);
+    let memo = grade_memo(&outcome, &outcome);
+    let store = fixture.fresh().await;
+    let entries = [
+        paid_entry(
+            31,
+            LedgerVerdict::Check {
+                state: check.state,
+                description_overlong: check.factors.description_overlong,
+            },
+            None,
+        ),
+        paid_entry(32, LedgerVerdict::Memo { state: memo.state }, None),
+    ];
+    for entry in &entries {
+        store.append(entry).await.unwrap();
+    }
+    // Every free-text-looking value is a validated type: a URL or canary cannot be one.
+    assert!(HouseId::parse(&format!("{CANARY}{url}")).is_none());
+    assert!(Base58Id::parse(&format!("{CANARY}{url}")).is_none());
+    assert!(CriteriaVersion::parse(&format!("payability/v1@{CANARY}")).is_none());
+    store.claim(&PaymentId::Transaction(tx(31)), PaidOp::Check, T0).await.unwrap();
+    store.try_use(&CallerKey::Wallet(wallet(5)), T0).await.unwrap();
+    store.increment(Counter::PaidCheck(check.state), T0).await.unwrap();
+    let bytes = fixture.stored_bytes(&store).await;
+    assert!(!bytes.is_empty(), "the custody scan read something");
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("pvc:ledger:"), "the custody scan sees the ledger");
+    assert!(!text.contains(CANARY), "a challenge value reached the store");
+    assert!(!text.contains("seller.example"), "the called URL reached the store");
+}

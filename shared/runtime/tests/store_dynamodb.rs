@@ -1,0 +1,394 @@
+//! The DynamoDB backend: the store contract against every local DynamoDB-API server that
+//! `scripts/test` starts on loopback (dynalite and moto_server), and the time bound on an
+//! endpoint that is down or never answers.
+
+mod store_contract;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use payability_core::grade::CheckState;
+use payability_runtime::store::dynamodb::{DynamoStore, RequestBounds, TableNames, create_tables};
+use payability_runtime::store::*;
+use store_contract::{Fixture, T0, run_all};
+use tokio::net::TcpListener;
+
+/// `name=url,name=url`: the local servers, set by `scripts/test`.
+const ENDPOINTS_VARIABLE: &str = "PAYABILITY_TEST_DYNAMODB_ENDPOINTS";
+/// How long a store may take to say it is unavailable (the service's bound is 4 s).
+const FAULT_BOUND: Duration = Duration::from_secs(10);
+/// The contract checks semantics, not speed. moto (run serially by `scripts/test`) answers a
+/// burst (the 200 concurrent pre-checks are about 400 requests) one at a time, past the
+/// service's 1.5 s per attempt, and its listen backlog (128) drops some of 200 simultaneous
+/// connects, which Linux retries after 1 s, the service's connect bound. The fault tests
+/// hold the service's own bounds.
+const LOCAL_SERVER_BOUNDS: RequestBounds = RequestBounds {
+    connect: Duration::from_secs(5),
+    attempt: Duration::from_secs(10),
+    operation: Duration::from_secs(30),
+    ..RequestBounds::SERVICE
+};
+
+/// The local servers to run the suite against; fails (never skips) when none are given.
+fn local_servers() -> Vec<(String, String)> {
+    let listed = std::env::var(ENDPOINTS_VARIABLE).unwrap_or_default();
+    assert!(
+        !listed.is_empty(),
+        "{ENDPOINTS_VARIABLE} is not set: run `scripts/test` (it installs and starts dynalite and moto_server on loopback)"
+    );
+    listed
+        .split(',')
+        .map(|pair| {
+            let (name, url) = pair.split_once('=').expect("each endpoint is name=url");
+            assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {name}");
+            (name.to_owned(), url.to_owned())
+        })
+        .collect()
+}
+
+/// SDK settings for a local endpoint: dummy static credentials and region.
+fn local_sdk_config(endpoint: &str) -> SdkConfig {
+    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
+    SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .endpoint_url(endpoint)
+        .build()
+}
+
+/// Fresh tables per store, named apart by a per-run prefix and a counter.
+struct DynamoFixture {
+    sdk_config: SdkConfig,
+    run: String,
+    stores_made: AtomicU32,
+}
+
+impl DynamoFixture {
+    fn new(endpoint: &str) -> Self {
+        let started = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros();
+        Self {
+            sdk_config: local_sdk_config(endpoint),
+            run: format!("pv-{}-{started}", std::process::id()),
+            stores_made: AtomicU32::new(0),
+        }
+    }
+}
+
+impl Fixture for DynamoFixture {
+    type Store = DynamoStore;
+
+    async fn fresh(&self) -> DynamoStore {
+        let n = self.stores_made.fetch_add(1, Ordering::Relaxed);
+        let tables = TableNames::with_prefix(&format!("{}-{n}-", self.run));
+        let store = DynamoStore::with_bounds(&self.sdk_config, tables, LOCAL_SERVER_BOUNDS);
+        create_tables(store.client(), store.tables()).await.expect("tables created");
+        store
+    }
+
+    async fn another_handle(&self, store: &DynamoStore) -> DynamoStore {
+        DynamoStore::with_bounds(&self.sdk_config, store.tables().clone(), LOCAL_SERVER_BOUNDS)
+    }
+
+    /// Every attribute name and value of every item of the five tables.
+    async fn stored_bytes(&self, store: &DynamoStore) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for (table, _) in store.tables().all() {
+            let mut pages = store
+                .client()
+                .scan()
+                .table_name(table)
+                .consistent_read(true)
+                .into_paginator()
+                .send();
+            while let Some(page) = pages.next().await {
+                for item in page.expect("table scanned").items() {
+                    let sorted: std::collections::BTreeMap<_, _> = item.iter().collect();
+                    bytes.extend(format!("{table}: {sorted:?}\n").into_bytes());
+                }
+            }
+        }
+        bytes
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn contract_holds_on_every_local_server() {
+    let mut failed = Vec::new();
+    for (name, endpoint) in local_servers() {
+        let started = Instant::now();
+        let passed = tokio::spawn(run_all(Arc::new(DynamoFixture::new(&endpoint)))).await.is_ok();
+        eprintln!(
+            "store contract against {name} at {endpoint}: passed {passed} in {:?}",
+            started.elapsed()
+        );
+        if !passed {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "the store contract failed against {failed:?} (panics above)");
+}
+
+/// Local runs call `create_tables` at every start: tables (and TTL) that exist are kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creating_the_tables_again_keeps_them() {
+    for (name, endpoint) in local_servers() {
+        let fixture = DynamoFixture::new(&endpoint);
+        let store = fixture.fresh().await;
+        store.claim(&PaymentId::PayloadSha256([1; 32]), PaidOp::Memo, T0).await.unwrap();
+        assert_eq!(create_tables(store.client(), store.tables()).await, Ok(()), "{name}");
+        let again = store.claim(&PaymentId::PayloadSha256([1; 32]), PaidOp::Memo, T0).await;
+        assert_eq!(again, Ok(ClaimOutcome::AlreadyClaimed), "{name}: the claim survived");
+    }
+}
+
+/// One operation of each capability, as a boxed future of its outcome.
+type Operation = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send>>;
+
+fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
+    let entry = LedgerEntry {
+        payer: Payer::House { id: HouseId::parse("0123456789abcdef0123456789abcdef").unwrap() },
+        at: T0,
+        price_usdc_units: 10_000,
+        cad: CadBlock { rate: None, refund: false },
+        criteria_version: CriteriaVersion::current(),
+        verdict: LedgerVerdict::Check { state: CheckState::Populated, description_overlong: false },
+    };
+    let day = UtcDay::of(T0).unwrap();
+    let rate = CadRate::new("1.3971", day.clone()).unwrap();
+    let payment = PaymentId::PayloadSha256([7; 32]);
+    let caller = CallerKey::Wallet(Base58Id::parse(&"W".repeat(44)).unwrap());
+    let s = |store: &Arc<DynamoStore>| store.clone();
+    vec![
+        (
+            "append",
+            Box::pin({
+                let (store, entry) = (s(store), entry.clone());
+                async move { store.append(&entry).await.map(drop) }
+            }),
+        ),
+        (
+            "cad_pending",
+            Box::pin({
+                let store = s(store);
+                async move { store.cad_pending(10).await.map(drop) }
+            }),
+        ),
+        (
+            "fill_cad",
+            Box::pin({
+                let (store, rate) = (s(store), rate.clone());
+                async move { store.fill_cad(&entry.key(), &rate).await.map(drop) }
+            }),
+        ),
+        (
+            "claim",
+            Box::pin({
+                let (store, payment) = (s(store), payment.clone());
+                async move { store.claim(&payment, PaidOp::Check, T0).await.map(drop) }
+            }),
+        ),
+        (
+            "advance",
+            Box::pin({
+                let (store, payment) = (s(store), payment.clone());
+                async move { store.advance(&payment, ClaimMarker::Settled).await.map(drop) }
+            }),
+        ),
+        (
+            "resume",
+            Box::pin({
+                let store = s(store);
+                async move { store.resume(&payment, PaidOp::Check, T0).await.map(drop) }
+            }),
+        ),
+        (
+            "try_use",
+            Box::pin({
+                let store = s(store);
+                async move { store.try_use(&caller, T0).await.map(drop) }
+            }),
+        ),
+        (
+            "increment",
+            Box::pin({
+                let store = s(store);
+                async move { store.increment(Counter::Precheck, T0).await }
+            }),
+        ),
+        (
+            "days",
+            Box::pin({
+                let (store, day) = (s(store), day.clone());
+                async move { store.days(&day, &day).await.map(drop) }
+            }),
+        ),
+        (
+            "rate get",
+            Box::pin({
+                let (store, day) = (s(store), day.clone());
+                async move { store.get(&day).await.map(drop) }
+            }),
+        ),
+        (
+            "rate put",
+            Box::pin({
+                let store = s(store);
+                async move { store.put(&day, &rate).await }
+            }),
+        ),
+    ]
+}
+
+/// Runs every operation at once against `endpoint`: each must be `Unavailable` in time.
+async fn every_operation_is_unavailable_within_the_bound(endpoint: &str) {
+    let store =
+        Arc::new(DynamoStore::new(&local_sdk_config(endpoint), TableNames::with_prefix("fault-")));
+    let started = Instant::now();
+    let tasks: Vec<_> =
+        every_operation(&store).into_iter().map(|(name, op)| (name, tokio::spawn(op))).collect();
+    for (name, task) in tasks {
+        assert_eq!(task.await.expect("no panic"), Err(StoreError::Unavailable), "{name}");
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed < FAULT_BOUND, "took {elapsed:?}");
+    eprintln!("every operation unavailable after {elapsed:?}");
+}
+
+/// Nothing listens on the port: connections are refused, retried, then `Unavailable`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endpoint_down_is_unavailable_within_the_bound() {
+    let port = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
+    every_operation_is_unavailable_within_the_bound(&format!("http://127.0.0.1:{port}")).await;
+}
+
+/// The server accepts every connection and never answers: the attempt and operation
+/// timeouts end each request. It holds no data, so nothing can have been written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endpoint_that_never_answers_is_unavailable_within_the_bound() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    let server = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::Relaxed);
+            held.push(socket);
+        }
+    });
+    every_operation_is_unavailable_within_the_bound(&endpoint).await;
+    server.abort();
+    assert!(accepted.load(Ordering::Relaxed) > 0, "the requests reached the silent server");
+}
+
+/// Calls an operation `runs` times in sequence and returns each call's duration, sorted.
+async fn timed<Op: Future<Output = ()>>(runs: u32, mut op: impl FnMut(u32) -> Op) -> Vec<Duration> {
+    let mut durations = Vec::new();
+    for n in 0..runs {
+        let started = Instant::now();
+        op(n).await;
+        durations.push(started.elapsed());
+    }
+    durations.sort();
+    durations
+}
+
+/// A distinct payment (ledger key, claim) per number.
+fn tx_of(n: u32) -> Base58Id {
+    let digits: String = n.to_string().chars().map(|c| if c == '0' { 'z' } else { c }).collect();
+    Base58Id::parse(&format!("Tx{digits}{}", "K".repeat(80 - digits.len()))).unwrap()
+}
+
+/// Per-operation latency on loopback, median and 90th percentile of 300 sequential calls
+/// each: `scripts/test -p payability-runtime --test store_dynamodb -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check"]
+async fn latency_per_operation() {
+    const RUNS: u32 = 300;
+    let day = &UtcDay::of(T0).unwrap();
+    let rate = &CadRate::new("1.3971", day.clone()).unwrap();
+    let entry = |n: u32| LedgerEntry {
+        payer: Payer::Paid {
+            wallet: Base58Id::parse(&"W".repeat(44)).unwrap(),
+            tx: tx_of(n),
+            fee_lamports: Some(5000),
+        },
+        at: T0,
+        price_usdc_units: 10_000,
+        cad: CadBlock { rate: None, refund: false },
+        criteria_version: CriteriaVersion::current(),
+        verdict: LedgerVerdict::Check { state: CheckState::Populated, description_overlong: false },
+    };
+    let ip_caller = |n: u32| CallerKey::SourceIp(std::net::Ipv4Addr::from(0x0a00_0000 + n).into());
+    for (server, endpoint) in local_servers() {
+        let store = &DynamoFixture::new(&endpoint).fresh().await;
+        store.put(day, rate).await.unwrap();
+        let rows = [
+            (
+                "append",
+                timed(RUNS, |n| async move {
+                    assert_eq!(store.append(&entry(n)).await, Ok(AppendOutcome::Appended))
+                })
+                .await,
+            ),
+            (
+                "claim",
+                timed(RUNS, |n| async move {
+                    let id = PaymentId::Transaction(tx_of(n));
+                    assert_eq!(
+                        store.claim(&id, PaidOp::Check, T0).await,
+                        Ok(ClaimOutcome::Claimed)
+                    );
+                })
+                .await,
+            ),
+            (
+                "try_use (allowed)",
+                timed(RUNS, |n| async move {
+                    assert_eq!(
+                        store.try_use(&ip_caller(n), T0).await,
+                        Ok(FreeTierDecision::Allowed { used: 1 })
+                    );
+                })
+                .await,
+            ),
+            (
+                "try_use (too soon)",
+                timed(RUNS, |_| async move {
+                    assert_eq!(
+                        store.try_use(&ip_caller(0), T0).await,
+                        Ok(FreeTierDecision::TooSoon)
+                    );
+                })
+                .await,
+            ),
+            (
+                "increment",
+                timed(
+                    RUNS,
+                    |_| async move { store.increment(Counter::Precheck, T0).await.unwrap() },
+                )
+                .await,
+            ),
+            (
+                "rate get",
+                timed(RUNS, |_| async move { assert!(store.get(day).await.unwrap().is_some()) })
+                    .await,
+            ),
+        ];
+        for (op, durations) in rows {
+            let at = |q: usize| durations[durations.len() * q / 100].as_secs_f64() * 1000.0;
+            println!(
+                "{server:<9} {op:<19} median {:>6.2} ms   p90 {:>6.2} ms   ({RUNS} calls)",
+                at(50),
+                at(90)
+            );
+        }
+    }
+}
