@@ -197,7 +197,12 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             "advance",
             Box::pin({
                 let (store, payment) = (s(store), payment.clone());
-                async move { store.advance(&payment, ClaimMarker::Settled).await.map(drop) }
+                async move {
+                    store
+                        .mark_settled(&payment, &Base58Id::parse(&"5".repeat(88)).unwrap())
+                        .await
+                        .map(drop)
+                }
             }),
         ),
         (

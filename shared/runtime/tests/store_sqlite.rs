@@ -267,7 +267,9 @@ async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreErr
         WriteCall::Claim => {
             store.claim(&PaymentId::PayloadSha256([7; 32]), PaidOp::Memo, T0).await.map(drop)
         }
-        WriteCall::Advance => store.advance(&claimed, ClaimMarker::Settled).await.map(drop),
+        WriteCall::Advance => {
+            store.mark_settled(&claimed, &Base58Id::parse(&"5".repeat(88)).unwrap()).await.map(drop)
+        }
         WriteCall::Resume => store.resume(&claimed, PaidOp::Check, T0).await.map(drop),
         WriteCall::TryUse => store.try_use(&caller, T0).await.map(drop),
         WriteCall::Increment => store.increment(Counter::Precheck, T0).await,
@@ -299,10 +301,17 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
         store.claim(&PaymentId::PayloadSha256([7; 32]), PaidOp::Memo, T0).await,
         Ok(ClaimOutcome::Claimed)
     );
-    assert_eq!(store.advance(&claimed, ClaimMarker::Settled).await, Ok(AdvanceOutcome::Advanced));
+    assert_eq!(
+        store.mark_settled(&claimed, &Base58Id::parse(&"5".repeat(88)).unwrap()).await,
+        Ok(AdvanceOutcome::Advanced)
+    );
     for _ in 0..MAX_RESUMES {
         let resumed = store.resume(&claimed, PaidOp::Check, T0).await;
-        assert_eq!(resumed, Ok(ResumeOutcome::Resumed(ClaimMarker::Settled)), "no resume counted");
+        assert_eq!(
+            resumed,
+            Ok(ResumeOutcome::Resumed { tx: Base58Id::parse(&"5".repeat(88)).unwrap() }),
+            "no resume counted"
+        );
     }
     let caller = CallerKey::Wallet(id("Wa", 2));
     assert_eq!(store.try_use(&caller, T0).await, Ok(FreeTierDecision::Allowed { used: 1 }));
@@ -372,7 +381,7 @@ async fn per_operation_latency_medians() {
         let timings = [
             timed(store.append(&pending_entry(n))).await,
             timed(store.claim(&payment, PaidOp::Check, T0)).await,
-            timed(store.advance(&payment, ClaimMarker::Settled)).await,
+            timed(store.mark_settled(&payment, &Base58Id::parse(&"5".repeat(88)).unwrap())).await,
             timed(store.resume(&payment, PaidOp::Check, T0)).await,
             timed(store.try_use(&caller, T0)).await,
             timed(store.increment(counter, T0)).await,

@@ -46,16 +46,21 @@ pub trait PaymentClaims: Send + Sync {
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
 
-    /// Moves a claim forward to `to` from the marker just before it (verified -> settled ->
-    /// delivered), conditional on the current marker; never backward.
-    fn advance(
+    /// Records a verified claim's settlement and its transaction (verified -> settled).
+    fn mark_settled(
         &self,
         id: &PaymentId,
-        to: ClaimMarker,
+        tx: &Base58Id,
     ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
 
-    /// Verified-marker resume: a retry of a claimed, not yet delivered, unexpired payment
-    /// for the same op, at most [`MAX_RESUMES`] times; returns the marker it resumes from.
+    /// Records that a settled claim's verdict was delivered (settled -> delivered).
+    fn mark_delivered(
+        &self,
+        id: &PaymentId,
+    ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
+
+    /// Verified-marker resume: a retry of a settled, not yet delivered, unexpired payment for
+    /// the same op, at most [`MAX_RESUMES`] times; returns its settlement transaction.
     fn resume(
         &self,
         id: &PaymentId,

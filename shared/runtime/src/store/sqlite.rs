@@ -95,7 +95,7 @@ static SQL: LazyLock<GeneratedSql> = LazyLock::new(|| {
                  WHERE cad_pending = 1;
              CREATE TABLE IF NOT EXISTS payments (pk TEXT PRIMARY KEY NOT NULL,
                  op TEXT NOT NULL, marker TEXT NOT NULL, resumes INTEGER NOT NULL,
-                 claimed_at_ms INTEGER NOT NULL, expires_at INTEGER NOT NULL)
+                 claimed_at_ms INTEGER NOT NULL, expires_at INTEGER NOT NULL, payment_tx TEXT)
                  STRICT, WITHOUT ROWID;
              CREATE TABLE IF NOT EXISTS free_tier (pk TEXT PRIMARY KEY NOT NULL,
                  used INTEGER NOT NULL, last_ms INTEGER NOT NULL, expires_at INTEGER NOT NULL)
@@ -376,15 +376,38 @@ impl PaymentClaims for SqliteStore {
         .await
     }
 
-    async fn advance(&self, id: &PaymentId, to: ClaimMarker) -> Result<AdvanceOutcome, StoreError> {
-        let Some(from) = to.predecessor() else {
-            return Ok(AdvanceOutcome::NotAtMarker);
-        };
+    async fn mark_settled(
+        &self,
+        id: &PaymentId,
+        tx: &Base58Id,
+    ) -> Result<AdvanceOutcome, StoreError> {
+        let (key, tx) = (id.key(), tx.as_str().to_owned());
+        self.in_write_transaction(move |transaction| {
+            let moved = transaction
+                .prepare_cached(
+                    "UPDATE payments SET marker = ?3, payment_tx = ?4 WHERE pk = ?1 AND marker = ?2",
+                )?
+                .execute(params![
+                    key,
+                    ClaimMarker::Verified.as_str(),
+                    ClaimMarker::Settled.as_str(),
+                    tx
+                ])?;
+            Ok(if moved == 1 { AdvanceOutcome::Advanced } else { AdvanceOutcome::NotAtMarker })
+        })
+        .await
+    }
+
+    async fn mark_delivered(&self, id: &PaymentId) -> Result<AdvanceOutcome, StoreError> {
         let key = id.key();
         self.in_write_transaction(move |transaction| {
             let moved = transaction
                 .prepare_cached("UPDATE payments SET marker = ?3 WHERE pk = ?1 AND marker = ?2")?
-                .execute(params![key, from.as_str(), to.as_str()])?;
+                .execute(params![
+                    key,
+                    ClaimMarker::Settled.as_str(),
+                    ClaimMarker::Delivered.as_str()
+                ])?;
             Ok(if moved == 1 { AdvanceOutcome::Advanced } else { AdvanceOutcome::NotAtMarker })
         })
         .await
@@ -400,18 +423,17 @@ impl PaymentClaims for SqliteStore {
         // Unexpired: now < claimed_at + CLAIM_TTL_MS, i.e. claimed_at > now - CLAIM_TTL_MS.
         let claimed_after = now.0.saturating_sub(CLAIM_TTL_MS);
         self.in_write_transaction(move |transaction| {
-            let marker: Option<String> = transaction
+            let tx: Option<Option<String>> = transaction
                 .prepare_cached(
                     "UPDATE payments SET resumes = resumes + 1
-                     WHERE pk = ?1 AND op = ?2 AND marker IN (?3, ?4) AND resumes < ?5
-                       AND claimed_at_ms > ?6
-                     RETURNING marker",
+                     WHERE pk = ?1 AND op = ?2 AND marker = ?3 AND resumes < ?4
+                       AND claimed_at_ms > ?5
+                     RETURNING payment_tx",
                 )?
                 .query_row(
                     params![
                         key,
                         op.as_str(),
-                        ClaimMarker::Verified.as_str(),
                         ClaimMarker::Settled.as_str(),
                         MAX_RESUMES,
                         claimed_after
@@ -419,10 +441,12 @@ impl PaymentClaims for SqliteStore {
                     |row| row.get(0),
                 )
                 .optional()?;
-            match marker {
+            match tx {
                 None => Ok(ResumeOutcome::Refused),
-                Some(marker) => ClaimMarker::parse(&marker)
-                    .map(ResumeOutcome::Resumed)
+                Some(tx) => tx
+                    .as_deref()
+                    .and_then(Base58Id::parse)
+                    .map(|tx| ResumeOutcome::Resumed { tx })
                     .ok_or(StoreError::Corrupt),
             }
         })

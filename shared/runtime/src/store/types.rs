@@ -386,15 +386,6 @@ pub enum ClaimMarker {
 }
 
 impl ClaimMarker {
-    /// The marker a claim must be at to move to this one (none for `Verified`).
-    pub fn predecessor(self) -> Option<Self> {
-        match self {
-            Self::Verified => None,
-            Self::Settled => Some(Self::Verified),
-            Self::Delivered => Some(Self::Settled),
-        }
-    }
-
     /// The marker as stored.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -434,11 +425,15 @@ pub enum AdvanceOutcome {
 }
 
 /// The outcome of a verified-marker resume.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeOutcome {
-    /// The retry may proceed from this marker (`verified` or `settled`).
-    Resumed(ClaimMarker),
-    /// No claim, another op, delivered, expired, or resumed [`MAX_RESUMES`] times already.
+    /// The payment was settled and not delivered: deliver its verdict without settling again.
+    Resumed {
+        /// The settlement transaction recorded with the claim.
+        tx: Base58Id,
+    },
+    /// No claim, another op, not settled, delivered, expired, or resumed [`MAX_RESUMES`]
+    /// times already.
     Refused,
 }
 

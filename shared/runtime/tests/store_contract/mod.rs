@@ -128,25 +128,17 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
     assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
     assert_eq!(store.claim(&id, PaidOp::Memo, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
     assert_eq!(store.claim(&other, PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
-    use ClaimMarker::*;
-    // From verified: only settled; then only delivered; never backward, never twice.
-    let steps = [
-        (Delivered, AdvanceOutcome::NotAtMarker),
-        (Verified, AdvanceOutcome::NotAtMarker),
-        (Settled, AdvanceOutcome::Advanced),
-        (Settled, AdvanceOutcome::NotAtMarker),
-        (Verified, AdvanceOutcome::NotAtMarker),
-        (Delivered, AdvanceOutcome::Advanced),
-        (Delivered, AdvanceOutcome::NotAtMarker),
-        (Settled, AdvanceOutcome::NotAtMarker),
-        (Verified, AdvanceOutcome::NotAtMarker),
-    ];
-    for (step, (to, want)) in steps.into_iter().enumerate() {
-        assert_eq!(store.advance(&id, to).await, Ok(want), "step {step}: to {to:?}");
-    }
+    // verified -> settled -> delivered, each once, never backward.
+    let settle_tx = tx(70);
+    assert_eq!(store.mark_delivered(&id).await, Ok(AdvanceOutcome::NotAtMarker), "not settled");
+    assert_eq!(store.mark_settled(&id, &settle_tx).await, Ok(AdvanceOutcome::Advanced));
+    assert_eq!(store.mark_settled(&id, &settle_tx).await, Ok(AdvanceOutcome::NotAtMarker));
+    assert_eq!(store.mark_delivered(&id).await, Ok(AdvanceOutcome::Advanced));
+    assert_eq!(store.mark_delivered(&id).await, Ok(AdvanceOutcome::NotAtMarker));
+    assert_eq!(store.mark_settled(&id, &settle_tx).await, Ok(AdvanceOutcome::NotAtMarker));
     assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused));
     let unknown = PaymentId::Transaction(tx(8));
-    assert_eq!(store.advance(&unknown, Settled).await, Ok(AdvanceOutcome::NotAtMarker));
+    assert_eq!(store.mark_settled(&unknown, &settle_tx).await, Ok(AdvanceOutcome::NotAtMarker));
 }
 
 async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
@@ -156,18 +148,20 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     store.claim(&id, PaidOp::Check, T0).await.unwrap();
     assert_eq!(
         store.resume(&id, PaidOp::Check, at(1)).await,
-        Ok(ResumeOutcome::Resumed(ClaimMarker::Verified))
+        Ok(ResumeOutcome::Refused),
+        "verified but not settled: an in-flight payment is not resumed"
     );
-    store.advance(&id, ClaimMarker::Settled).await.unwrap();
+    let settle_tx = tx(110);
+    store.mark_settled(&id, &settle_tx).await.unwrap();
     assert_eq!(
         store.resume(&id, PaidOp::Memo, at(2)).await,
         Ok(ResumeOutcome::Refused),
         "other op"
     );
-    for _ in 1..MAX_RESUMES {
+    for _ in 0..MAX_RESUMES {
         assert_eq!(
             store.resume(&id, PaidOp::Check, at(3)).await,
-            Ok(ResumeOutcome::Resumed(ClaimMarker::Settled))
+            Ok(ResumeOutcome::Resumed { tx: settle_tx.clone() })
         );
     }
     assert_eq!(
@@ -178,6 +172,7 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
 
     let expiring = PaymentId::Transaction(tx(12));
     store.claim(&expiring, PaidOp::Memo, T0).await.unwrap();
+    store.mark_settled(&expiring, &settle_tx).await.unwrap();
     assert_eq!(
         store.resume(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
         Ok(ResumeOutcome::Refused),
@@ -191,8 +186,8 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
 
     let delivered = PaymentId::Transaction(tx(13));
     store.claim(&delivered, PaidOp::Check, T0).await.unwrap();
-    store.advance(&delivered, ClaimMarker::Settled).await.unwrap();
-    store.advance(&delivered, ClaimMarker::Delivered).await.unwrap();
+    store.mark_settled(&delivered, &settle_tx).await.unwrap();
+    store.mark_delivered(&delivered).await.unwrap();
     assert_eq!(
         store.resume(&delivered, PaidOp::Check, at(5)).await,
         Ok(ResumeOutcome::Refused),

@@ -9,8 +9,8 @@ use super::DynamoStore;
 use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_text, text};
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
-    AdvanceOutcome, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, MAX_RESUMES, PaidOp, PaymentClaims,
-    PaymentId, ResumeOutcome, StoreError, UtcMillis,
+    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, MAX_RESUMES, PaidOp,
+    PaymentClaims, PaymentId, ResumeOutcome, StoreError, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
@@ -42,29 +42,19 @@ impl PaymentClaims for DynamoStore {
         }
     }
 
-    async fn advance(&self, id: &PaymentId, to: ClaimMarker) -> Result<AdvanceOutcome, StoreError> {
-        let Some(from) = to.predecessor() else {
-            return Ok(AdvanceOutcome::NotAtMarker);
-        };
-        let update = self
-            .client
-            .update_item()
-            .table_name(&self.tables.payments)
-            .set_key(Some(key_of(id.key())))
-            .update_expression("SET #marker = :to")
-            .condition_expression("#marker = :from")
-            .expression_attribute_names("#marker", "marker")
-            .expression_attribute_values(":to", text(to.as_str()))
-            .expression_attribute_values(":from", text(from.as_str()))
-            .send()
-            .await;
-        Ok(match conditional(update)? {
-            Conditional::Written(_) => AdvanceOutcome::Advanced,
-            Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
-        })
+    async fn mark_settled(
+        &self,
+        id: &PaymentId,
+        tx: &Base58Id,
+    ) -> Result<AdvanceOutcome, StoreError> {
+        self.move_marker(id, ClaimMarker::Verified, ClaimMarker::Settled, Some(tx)).await
     }
 
-    /// One conditional `ADD resumes 1`: same op, verified or settled, not expired (claimed
+    async fn mark_delivered(&self, id: &PaymentId) -> Result<AdvanceOutcome, StoreError> {
+        self.move_marker(id, ClaimMarker::Settled, ClaimMarker::Delivered, None).await
+    }
+
+    /// One conditional `ADD resumes 1`: same op, settled, not expired (claimed
     /// less than [`CLAIM_TTL_MS`] ago, whether or not TTL has removed it yet), and resumed
     /// fewer than [`MAX_RESUMES`] times (a claim starts at 0).
     async fn resume(
@@ -80,7 +70,7 @@ impl PaymentClaims for DynamoStore {
             .set_key(Some(key_of(id.key())))
             .update_expression("ADD #resumes :one")
             .condition_expression(
-                "#op = :op AND #marker IN (:verified, :settled) AND #claimed_at > :expired_before AND #resumes < :max",
+                "#op = :op AND #marker = :settled AND #claimed_at > :expired_before AND #resumes < :max",
             )
             .expression_attribute_names("#resumes", "resumes")
             .expression_attribute_names("#op", "op")
@@ -88,7 +78,6 @@ impl PaymentClaims for DynamoStore {
             .expression_attribute_names("#claimed_at", "claimed_at_ms")
             .expression_attribute_values(":one", number(1))
             .expression_attribute_values(":op", text(op.as_str()))
-            .expression_attribute_values(":verified", text(ClaimMarker::Verified.as_str()))
             .expression_attribute_values(":settled", text(ClaimMarker::Settled.as_str()))
             .expression_attribute_values(":expired_before", number(now.0.saturating_sub(CLAIM_TTL_MS)))
             .expression_attribute_values(":max", number(MAX_RESUMES))
@@ -98,12 +87,9 @@ impl PaymentClaims for DynamoStore {
         match conditional(update)? {
             Conditional::Written(output) => {
                 let item = output.attributes().ok_or(StoreError::Corrupt)?;
-                match ClaimMarker::parse(read_text(item, "marker")?) {
-                    Some(marker @ (ClaimMarker::Verified | ClaimMarker::Settled)) => {
-                        Ok(ResumeOutcome::Resumed(marker))
-                    }
-                    _ => Err(StoreError::Corrupt),
-                }
+                let tx =
+                    Base58Id::parse(read_text(item, "payment_tx")?).ok_or(StoreError::Corrupt)?;
+                Ok(ResumeOutcome::Resumed { tx })
             }
             Conditional::ConditionFailed => Ok(ResumeOutcome::Refused),
         }
@@ -111,6 +97,36 @@ impl PaymentClaims for DynamoStore {
 }
 
 impl DynamoStore {
+    /// Moves the marker `from` -> `to` (conditional), recording the settlement tx if given.
+    async fn move_marker(
+        &self,
+        id: &PaymentId,
+        from: ClaimMarker,
+        to: ClaimMarker,
+        tx: Option<&Base58Id>,
+    ) -> Result<AdvanceOutcome, StoreError> {
+        let mut update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(id.key())))
+            .condition_expression("#marker = :from")
+            .expression_attribute_names("#marker", "marker")
+            .expression_attribute_values(":to", text(to.as_str()))
+            .expression_attribute_values(":from", text(from.as_str()));
+        update = match tx {
+            Some(tx) => update
+                .update_expression("SET #marker = :to, #tx = :tx")
+                .expression_attribute_names("#tx", "payment_tx")
+                .expression_attribute_values(":tx", text(tx.as_str())),
+            None => update.update_expression("SET #marker = :to"),
+        };
+        Ok(match conditional(update.send().await)? {
+            Conditional::Written(_) => AdvanceOutcome::Advanced,
+            Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
+        })
+    }
+
     /// After a failed condition: Claimed if the stored claim carries our token (our own
     /// first attempt, retried by the SDK), else AlreadyClaimed. Read only to tell them apart.
     async fn claimed_by(&self, id: &PaymentId, token: &str) -> Result<ClaimOutcome, StoreError> {
