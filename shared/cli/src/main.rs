@@ -3,6 +3,7 @@
 
 mod demo;
 mod ledger;
+mod serve;
 mod verify;
 
 use std::process::ExitCode;
@@ -62,6 +63,12 @@ enum Command {
     Criteria,
     /// Start an embedded sample seller on loopback, check it with both ops, print both reports.
     Demo,
+    /// Serve every API route on 127.0.0.1 (the same handlers as the Lambda functions).
+    Serve {
+        /// The port (0 picks a free one; the address is printed on stderr).
+        #[arg(long, default_value_t = 8402)]
+        port: u16,
+    },
     /// Ledger maintenance.
     Ledger {
         #[command(subcommand)]
@@ -90,6 +97,7 @@ fn main() -> ExitCode {
         Command::Ledger { command: LedgerCommand::BackfillCad { limit } } => {
             ledger::backfill(limit)
         }
+        Command::Serve { port } => run_serve(port),
     }
 }
 
@@ -211,6 +219,37 @@ fn run_demo() -> ExitCode {
     });
     println!("{}", serde_json::to_string_pretty(&output).expect("reports serialise"));
     ExitCode::SUCCESS
+}
+
+fn run_serve(port: u16) -> ExitCode {
+    init_json_logs();
+    let seed = match payability_runtime::signing_key::load_or_create_seed() {
+        Ok((seed, KeySource::Generated(path))) => {
+            eprintln!("payability: generated a new signing key at {}", path.display());
+            seed
+        }
+        Ok((seed, KeySource::Existing(_))) => seed,
+        Err(e) => {
+            print_error("signing_key", &e.to_string());
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime builds");
+    match runtime.block_on(serve::serve(port, seed)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(line) => {
+            eprintln!("{line}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+/// Structured JSON log lines on stderr (request id, route, status, state, timings only).
+fn init_json_logs() {
+    tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_current_span(false).init();
 }
 
 fn refuse(refusal: PolicyRefusal) -> ExitCode {

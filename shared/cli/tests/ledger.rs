@@ -49,7 +49,7 @@ fn valet(observations: Value, connections: usize) -> (String, JoinHandle<Vec<Str
 fn pending_entry(tx_digit: char) -> LedgerEntry {
     LedgerEntry {
         payer: Payer::Paid {
-            wallet: Base58Id::parse(&"W".repeat(44)).unwrap(),
+            wallet: Base58Id::parse(&"W".repeat(44)),
             tx: Base58Id::parse(&tx_digit.to_string().repeat(88)).unwrap(),
             fee_lamports: None,
         },

@@ -4,7 +4,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// USDC mint on Solana mainnet.
 pub const USDC_MINT: &str = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -30,7 +30,7 @@ pub struct ChallengeTerms<'a> {
     pub fee_payer: &'a str,
     /// The associated token account of (pay_to, USDC mint).
     pub token_account: &'a str,
-    /// A fresh memo for this challenge.
+    /// A fresh memo for this challenge (empty: no `extra.memo`, for v1 settlement only).
     pub memo: &'a str,
 }
 
@@ -43,29 +43,59 @@ pub struct OwnChallenge {
     pub payment_required: String,
 }
 
-/// Builds our challenge for the given terms.
-pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
-    let extra = json!({
+/// The `extra` object both versions carry: fee payer, token account and, unless the terms'
+/// memo is empty, the memo.
+fn extra(terms: &ChallengeTerms<'_>) -> Value {
+    let mut extra = json!({
         "feePayer": terms.fee_payer,
         "usdc_token_account": terms.token_account,
-        "memo": terms.memo,
     });
+    if !terms.memo.is_empty() {
+        extra["memo"] = json!(terms.memo);
+    }
+    extra
+}
+
+/// The v1 payment requirements: `accepts[0]` of the challenge body, and what a v1 payment is
+/// verified and settled against. An empty `terms.memo` leaves `extra.memo` out (v1 clients
+/// put no memo in the transaction, so v1 payments are forwarded with memo-less requirements).
+pub fn requirements_v1(terms: &ChallengeTerms<'_>) -> Value {
+    json!({
+        "scheme": "exact",
+        "network": NETWORK_V1,
+        "maxAmountRequired": PRICE_USDC_UNITS,
+        "amount": PRICE_USDC_UNITS,
+        "resource": terms.resource_url,
+        "description": terms.description,
+        "mimeType": "application/json",
+        "payTo": terms.pay_to,
+        "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
+        "asset": USDC_MINT,
+        "extra": extra(terms),
+    })
+}
+
+/// The v2 payment requirements: `accepts[0]` of the `PAYMENT-REQUIRED` header, what a v2
+/// payment's `accepted` must echo, and what it is verified and settled against. An empty
+/// `terms.memo` leaves `extra.memo` out.
+pub fn requirements_v2(terms: &ChallengeTerms<'_>) -> Value {
+    json!({
+        "scheme": "exact",
+        "network": NETWORK_V2,
+        "amount": PRICE_USDC_UNITS,
+        "asset": USDC_MINT,
+        "payTo": terms.pay_to,
+        "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
+        "extra": extra(terms),
+    })
+}
+
+/// Builds our challenge for the given terms (v1 body and v2 header, one requirement each).
+pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
     let body = json!({
         "x402Version": 1,
         "error": "payment required",
-        "accepts": [{
-            "scheme": "exact",
-            "network": NETWORK_V1,
-            "maxAmountRequired": PRICE_USDC_UNITS,
-            "amount": PRICE_USDC_UNITS,
-            "resource": terms.resource_url,
-            "description": terms.description,
-            "mimeType": "application/json",
-            "payTo": terms.pay_to,
-            "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-            "asset": USDC_MINT,
-            "extra": extra,
-        }],
+        "accepts": [requirements_v1(terms)],
     });
     let header = json!({
         "x402Version": 2,
@@ -75,15 +105,7 @@ pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
             "description": terms.description,
             "mimeType": "application/json",
         },
-        "accepts": [{
-            "scheme": "exact",
-            "network": NETWORK_V2,
-            "amount": PRICE_USDC_UNITS,
-            "asset": USDC_MINT,
-            "payTo": terms.pay_to,
-            "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-            "extra": extra,
-        }],
+        "accepts": [requirements_v2(terms)],
     });
     OwnChallenge {
         body: body.to_string().into_bytes(),
@@ -97,15 +119,19 @@ mod tests {
     use crate::capture::{Capture, CapturedBody, FetchOutcome};
     use crate::grade::{CheckState, MemoState, grade_check, grade_memo};
 
-    fn served(memo: &str) -> FetchOutcome {
-        let challenge = own_challenge(&ChallengeTerms {
+    fn terms(memo: &str) -> ChallengeTerms<'_> {
+        ChallengeTerms {
             resource_url: "https://api.example/check",
             description: "One signed payability verdict",
             pay_to: "Operator1111111111111111111111111111111111",
             fee_payer: "FeePayer111111111111111111111111111111111",
             token_account: "TokenAccount111111111111111111111111111111",
             memo,
-        });
+        }
+    }
+
+    fn served(memo: &str) -> FetchOutcome {
+        let challenge = own_challenge(&terms(memo));
         FetchOutcome::Captured(Capture {
             status: 402,
             payment_required: Some(challenge.payment_required.into_bytes()),
@@ -119,5 +145,29 @@ mod tests {
         let second = served("pvm_fedcba9876543210");
         assert_eq!(grade_check("https://api.example/check", &first).state, CheckState::Populated);
         assert_eq!(grade_memo(&first, &second).state, MemoState::Bound);
+    }
+
+    #[test]
+    fn requirements_are_exactly_the_served_accepts() {
+        let terms = terms("pvm_0123456789abcdef");
+        let challenge = own_challenge(&terms);
+        let body: Value = serde_json::from_slice(&challenge.body).unwrap();
+        let header: Value =
+            serde_json::from_slice(&STANDARD.decode(&challenge.payment_required).unwrap()).unwrap();
+        assert_eq!(body["accepts"], json!([requirements_v1(&terms)]));
+        assert_eq!(header["accepts"], json!([requirements_v2(&terms)]));
+        assert_eq!(requirements_v2(&terms)["extra"]["memo"], "pvm_0123456789abcdef");
+        assert_eq!(requirements_v1(&terms)["extra"]["memo"], "pvm_0123456789abcdef");
+        assert_eq!(requirements_v2(&terms)["network"], NETWORK_V2);
+        assert_eq!(requirements_v1(&terms)["network"], NETWORK_V1);
+    }
+
+    #[test]
+    fn requirements_of_memo_less_terms_carry_no_memo_key() {
+        for requirements in [requirements_v1(&terms("")), requirements_v2(&terms(""))] {
+            let extra = requirements["extra"].as_object().unwrap();
+            assert!(!extra.contains_key("memo"));
+            assert_eq!(extra.len(), 2);
+        }
     }
 }

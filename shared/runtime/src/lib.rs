@@ -1,8 +1,11 @@
 //! Adapters of payability-verdict around the pure core: the bounded target fetcher, the
-//! signing key on disk, and the clock.
+//! signing key on disk, the clock, the store, and the payment adapters (x402 facilitator
+//! client, Solana fee lookup).
 
+pub mod api;
 pub mod clock;
 pub mod fetch;
 pub mod fx;
+pub mod payment;
 pub mod signing_key;
 pub mod store;

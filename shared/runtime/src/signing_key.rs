@@ -54,14 +54,18 @@ pub enum KeySource {
 }
 
 /// Reads a base64 seed file.
-pub fn read_seed_file(path: &Path) -> Result<ReportSigner, KeyError> {
+pub fn read_seed(path: &Path) -> Result<[u8; 32], KeyError> {
     let text = fs::read_to_string(path).map_err(|_| KeyError::Unreadable)?;
-    let seed: [u8; 32] = STANDARD
+    STANDARD
         .decode(text.trim())
         .ok()
         .and_then(|bytes| bytes.try_into().ok())
-        .ok_or(KeyError::Malformed)?;
-    Ok(ReportSigner::from_seed(&seed))
+        .ok_or(KeyError::Malformed)
+}
+
+/// Reads a base64 seed file as a signer.
+pub fn read_seed_file(path: &Path) -> Result<ReportSigner, KeyError> {
+    read_seed(path).map(|seed| ReportSigner::from_seed(&seed))
 }
 
 /// The service's data directory: `$XDG_DATA_HOME/payability` or
@@ -86,20 +90,25 @@ pub fn configured_or_default_path() -> Result<PathBuf, KeyError> {
     }
 }
 
-/// Loads the key named by the environment, or the default key, generating it when missing.
-pub fn load_or_create() -> Result<(ReportSigner, KeySource), KeyError> {
+/// Loads the seed named by the environment, or the default one, generating it when missing.
+pub fn load_or_create_seed() -> Result<([u8; 32], KeySource), KeyError> {
     if let Some(path) = std::env::var_os(KEY_FILE_VAR).filter(|v| !v.is_empty()) {
         let path = PathBuf::from(path);
-        return Ok((read_seed_file(&path)?, KeySource::Existing(path)));
+        return Ok((read_seed(&path)?, KeySource::Existing(path)));
     }
     let path = default_key_path()?;
     if path.exists() {
-        return Ok((read_seed_file(&path)?, KeySource::Existing(path)));
+        return Ok((read_seed(&path)?, KeySource::Existing(path)));
     }
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|_| KeyError::NoRandomness)?;
     write_new_seed(&path, &seed)?;
-    Ok((ReportSigner::from_seed(&seed), KeySource::Generated(path)))
+    Ok((seed, KeySource::Generated(path)))
+}
+
+/// Loads (or generates) the signing key as a signer.
+pub fn load_or_create() -> Result<(ReportSigner, KeySource), KeyError> {
+    load_or_create_seed().map(|(seed, source)| (ReportSigner::from_seed(&seed), source))
 }
 
 /// Writes a seed to a new file readable by its owner only; never overwrites.

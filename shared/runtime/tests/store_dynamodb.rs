@@ -320,7 +320,7 @@ async fn latency_per_operation() {
     let rate = &CadRate::new("1.3971", day.clone()).unwrap();
     let entry = |n: u32| LedgerEntry {
         payer: Payer::Paid {
-            wallet: Base58Id::parse(&"W".repeat(44)).unwrap(),
+            wallet: Base58Id::parse(&"W".repeat(44)),
             tx: tx_of(n),
             fee_lamports: Some(5000),
         },

@@ -99,7 +99,7 @@ fn id(prefix: &str, n: u32) -> Base58Id {
 /// A paid, CAD-pending check entry with its own transaction id.
 fn pending_entry(n: u32) -> LedgerEntry {
     LedgerEntry {
-        payer: Payer::Paid { wallet: id("Wa", 1), tx: id("Tx", n), fee_lamports: None },
+        payer: Payer::Paid { wallet: None, tx: id("Tx", n), fee_lamports: None },
         at: UtcMillis(T0.0 + i64::from(n)),
         price_usdc_units: 10_000,
         cad: CadBlock { rate: None, refund: false },

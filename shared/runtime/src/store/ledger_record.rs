@@ -48,7 +48,7 @@ pub fn ledger_fields(entry: &LedgerEntry) -> Result<Vec<(&'static str, Field)>, 
     let text = |s: &str| Field::Str(s.to_owned());
     let (wallet, tx, fee, house) = match &entry.payer {
         Payer::Paid { wallet, tx, fee_lamports } => (
-            text(wallet.as_str()),
+            wallet.as_ref().map_or(Field::Null, |w| text(w.as_str())),
             text(tx.as_str()),
             fee_lamports.map_or(Field::Null, Field::Num),
             false,
@@ -118,11 +118,11 @@ pub fn ledger_entry(
         if tx.as_str() != id {
             return Err(corrupt);
         }
-        Payer::Paid {
-            wallet: base58("payer_wallet")?,
-            tx,
-            fee_lamports: number("solana_fee_lamports")?,
-        }
+        let wallet = match text("payer_wallet")? {
+            Some(wallet) => Some(Base58Id::parse(&wallet).ok_or(corrupt)?),
+            None => None,
+        };
+        Payer::Paid { wallet, tx, fee_lamports: number("solana_fee_lamports")? }
     };
     let rate = match (text("cad_rate")?, text("cad_rate_date")?) {
         (Some(rate), Some(date)) => {

@@ -217,8 +217,8 @@ impl LedgerVerdict {
 pub enum Payer {
     /// A settled outside payment.
     Paid {
-        /// The payer's wallet.
-        wallet: Base58Id,
+        /// The payer's wallet, as the facilitator names it (None when it names none).
+        wallet: Option<Base58Id>,
         /// The settlement transaction signature (also the entry's key).
         tx: Base58Id,
         /// The Solana fee in lamports, None until the RPC answers.

@@ -47,7 +47,7 @@ fn tx(n: u32) -> Base58Id {
 
 fn paid_entry(n: u32, verdict: LedgerVerdict, rate: Option<CadRate>) -> LedgerEntry {
     LedgerEntry {
-        payer: Payer::Paid { wallet: wallet(1), tx: tx(n), fee_lamports: Some(5000) },
+        payer: Payer::Paid { wallet: Some(wallet(1)), tx: tx(n), fee_lamports: Some(5000) },
         at: at(i64::from(n)),
         price_usdc_units: 10_000,
         cad: CadBlock { rate, refund: false },

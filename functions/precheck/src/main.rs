@@ -1,0 +1,8 @@
+//! Lambda function: the precheck route.
+
+use payability_runtime::api::Route;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    payability_lambda::run(&[Route::Precheck]).await
+}

@@ -1,0 +1,152 @@
+//! `payability serve` end to end, without a facilitator: every free route's closed-form
+//! answers, house checks, signed pre-checks, "do not pay" when payments are not configured,
+//! and logs that never carry a submitted URL or anything fetched.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+use payability_core::signing::verify_signed;
+use serde_json::{Value, json};
+use support::{HOUSE_TOKEN, Server, trusted};
+
+const CANARY: &str = "CANARY3s8u";
+
+/// A loopback seller answering every request with a 402 whose values carry the canary.
+fn canary_seller() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/paid", listener.local_addr().unwrap());
+    let served = url.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(8) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = json!({"accepts": [{"payTo": CANARY, "amount": "10000", "resource": served,
+                "extra": {"memo": CANARY, "usdc_token_account": CANARY}, "description": CANARY}]})
+            .to_string();
+            let response = format!(
+                "HTTP/1.1 402 X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    url
+}
+
+#[test]
+fn free_routes_answer_closed_form_and_paid_routes_say_do_not_pay_without_a_facilitator() {
+    let server = Server::start(&[]);
+    let big = vec![b'x'; 262_145];
+    let cases: Vec<(&str, &str, Vec<u8>, u16, &str)> = vec![
+        ("POST", "/check", big, 413, "body_too_large"),
+        ("POST", "/check", b"{not json".to_vec(), 400, "body_not_json"),
+        ("POST", "/check", br#"{"url": 5}"#.to_vec(), 400, "body_wrong_shape"),
+        (
+            "POST",
+            "/check",
+            br#"{"url": "https://a.example/", "extra": 1}"#.to_vec(),
+            400,
+            "body_wrong_shape",
+        ),
+        ("POST", "/check", br#"{"url": "ftp://a.example/"}"#.to_vec(), 400, "scheme_not_http"),
+        (
+            "POST",
+            "/memo",
+            br#"{"url": "https://u:p@a.example/"}"#.to_vec(),
+            400,
+            "credentials_in_url",
+        ),
+        (
+            "POST",
+            "/check",
+            br#"{"url": "https://seller.example/x"}"#.to_vec(),
+            503,
+            "payments_unavailable",
+        ),
+        ("GET", "/check", Vec::new(), 503, "payments_unavailable"),
+        ("POST", "/somewhere-else", b"{}".to_vec(), 404, "not_covered"),
+        ("DELETE", "/check", Vec::new(), 405, "method_not_allowed"),
+        ("GET", "/criteria/extra", Vec::new(), 404, "not_found"),
+        (
+            "POST",
+            "/precheck",
+            br#"{"url": "https://a.example/", "op": "both"}"#.to_vec(),
+            400,
+            "op_unknown",
+        ),
+        (
+            "POST",
+            "/precheck",
+            br#"{"url": "https://a.example/", "caller": "not a wallet"}"#.to_vec(),
+            400,
+            "caller_not_a_wallet",
+        ),
+    ];
+    for (method, path, body, status, rule) in cases {
+        let (got, _, bytes) = server.request(method, path, &[], &body);
+        let answer: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            (got, answer["error"]["rule"].as_str()),
+            (status, Some(rule)),
+            "{method} {path}"
+        );
+    }
+    let (status, metrics) = server.json("GET", "/metrics", &[], &Value::Null);
+    assert_eq!(status, 200);
+    assert_eq!(metrics["window_days"], 30);
+    server.stop();
+}
+
+#[test]
+fn a_precheck_is_signed_and_metered_and_never_fetches() {
+    let server = Server::start(&[]);
+    let keys = trusted(&server);
+    let caller = "So11111111111111111111111111111111111111112";
+    let body = json!({"url": "https://seller.example/x", "caller": caller, "op": "memo"});
+    let (status, answer) = server.json("POST", "/precheck", &[], &body);
+    assert_eq!(status, 200, "{answer}");
+    assert!(verify_signed(&answer, &keys).is_ok());
+    assert_eq!((answer["in_policy"].clone(), answer["op"].clone()), (json!(true), json!("memo")));
+    assert!(answer.get("state").is_none() && answer.get("factors").is_none());
+    let refused = json!({"url": "ftp://seller.example/", "caller": "So11111111111111111111111111111111111111113"});
+    let (_, answer) = server.json("POST", "/precheck", &[], &refused);
+    assert_eq!(
+        (answer["in_policy"].clone(), answer["refusal"]["rule"].clone()),
+        (json!(false), json!("scheme_not_http"))
+    );
+    // The same caller again within 5,000 ms: the allowance answers (no payments: 503).
+    let (status, again) = server.json("POST", "/precheck", &[], &body);
+    assert_eq!((status, again["error"]["rule"].as_str()), (503, Some("payments_unavailable")));
+    server.stop();
+}
+
+#[test]
+fn a_house_check_is_signed_and_nothing_fetched_reaches_the_log() {
+    let server = Server::start(&[]);
+    let keys = trusted(&server);
+    let target = canary_seller();
+    let auth = format!("Bearer {HOUSE_TOKEN}");
+    for path in ["/check", "/memo"] {
+        let (status, report) =
+            server.json("POST", path, &[("Authorization", &auth)], &json!({"url": target}));
+        assert_eq!(status, 200, "{report}");
+        assert_eq!(report["house"], true);
+        assert!(verify_signed(&report, &keys).is_ok());
+        assert!(!report.to_string().contains(CANARY));
+    }
+    let (status, wrong) =
+        server.json("POST", "/check", &[("Authorization", "Bearer nope")], &json!({"url": target}));
+    assert_eq!((status, wrong["error"]["rule"].as_str()), (503, Some("payments_unavailable")));
+    let (_, metrics) = server.json("GET", "/metrics", &[], &Value::Null);
+    assert_eq!(metrics["today"]["house_check"], 1);
+    assert_eq!(
+        metrics["tripwires"]["free_use_over_10x_paid_use"]["paid"], 0,
+        "house checks are not paid use"
+    );
+    let log = server.stop();
+    assert!(log.contains("\"route\":\"check\""), "the log has request lines: {log}");
+    assert!(!log.contains(CANARY) && !log.contains("/paid") && !log.contains(HOUSE_TOKEN), "{log}");
+}

@@ -1,0 +1,150 @@
+//! Test support: a running `payability serve` and plain HTTP/1.1 requests to it.
+
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use payability_core::signing::PublicKeyDescriptor;
+use serde_json::Value;
+
+/// The operator wallet every test server is paid to.
+pub const WALLET: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+/// The house token every test server accepts.
+pub const HOUSE_TOKEN: &str = "house-token-for-tests";
+
+/// A running `payability serve` with its stderr (the JSON log) collected on exit.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    dir: std::path::PathBuf,
+}
+
+impl Server {
+    /// Starts a server on a free port with the test defaults plus `extra_env`.
+    pub fn start(extra_env: &[(&str, &str)]) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "payability-serve-{}-{}",
+            std::process::id(),
+            rand_suffix()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_payability"));
+        command
+            .args(["serve", "--port", "0"])
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("PAYABILITY_OPERATOR_WALLET", WALLET)
+            .env("PAYABILITY_STORE", dir.join("store.sqlite3"))
+            .env("XDG_DATA_HOME", &dir)
+            .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1")
+            .env("PAYABILITY_HOUSE_TOKEN", HOUSE_TOKEN)
+            .stderr(Stdio::piped());
+        for (name, value) in extra_env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut base = None;
+        for _ in 0..5 {
+            let mut line = String::new();
+            stderr.read_line(&mut line).unwrap();
+            if let Some(address) = line.trim().strip_prefix("payability: serving on ") {
+                base = Some(address.to_owned());
+                break;
+            }
+        }
+        let log_path = dir.join("stderr.log");
+        std::thread::spawn(move || {
+            let mut rest = Vec::new();
+            let _ = stderr.read_to_end(&mut rest);
+            let _ = std::fs::write(log_path, rest);
+        });
+        Self { child, base: base.expect("the server announced its address"), dir }
+    }
+
+    /// One HTTP/1.1 request; returns (status, headers lower-cased, body).
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> (u16, Vec<(String, String)>, Vec<u8>) {
+        let address = self.base.trim_start_matches("http://");
+        let mut stream = TcpStream::connect(address).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body).unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&raw[..split]).to_string();
+        let mut lines = head.lines();
+        let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(": ").map(|(n, v)| (n.to_ascii_lowercase(), v.to_owned())))
+            .collect();
+        (status, headers, raw[split + 4..].to_vec())
+    }
+
+    /// One request with a JSON body; returns (status, JSON answer or null).
+    pub fn json(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &Value,
+    ) -> (u16, Value) {
+        let (status, _, bytes) = self.request(method, path, headers, body.to_string().as_bytes());
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    /// The embedded store file of this server.
+    pub fn store_path(&self) -> std::path::PathBuf {
+        self.dir.join("store.sqlite3")
+    }
+
+    /// Stops the server and returns everything it logged.
+    pub fn stop(mut self) -> String {
+        self.kill();
+        std::thread::sleep(Duration::from_millis(100));
+        std::fs::read_to_string(self.dir.join("stderr.log")).unwrap_or_default()
+    }
+}
+
+impl Server {
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+        % 1_000_000_007
+}
+
+/// The keys the server's criteria document publishes.
+pub fn trusted(server: &Server) -> Vec<PublicKeyDescriptor> {
+    let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
+    let key = criteria["signing_keys"][0].clone();
+    vec![serde_json::from_value(key).unwrap()]
+}

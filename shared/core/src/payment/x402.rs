@@ -1,0 +1,792 @@
+//! x402 payment headers: decoding `X-PAYMENT` (v1) and `PAYMENT-SIGNATURE` (v2), and checking
+//! that a v2 payment's `accepted` echoes the requirements we issued.
+//!
+//! Formats follow coinbase/x402 `specs/transports-v1/http.md`, `specs/transports-v2/http.md`,
+//! `specs/x402-specification-v2.md` (sections 5.2, 7) and
+//! `specs/schemes/exact/scheme_exact_svm.md`: the header value is standard base64 of a UTF-8
+//! JSON `PaymentPayload` whose `payload.transaction` is the base64 partially-signed Solana
+//! transaction.
+//!
+//! Refusals are closed-form: a stable rule id and a static message, never a received value.
+
+use base64::Engine;
+use base64::alphabet::STANDARD;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use serde_json::{Map, Value};
+
+use super::memo::{MemoCheck, MemoKey, PaidRoute, check_memo};
+use crate::challenge::NETWORK_V1;
+use crate::report::UtcMillis;
+
+/// The v1 request header carrying a payment.
+pub const V1_PAYMENT_HEADER: &str = "x-payment";
+/// The v2 request header carrying a payment.
+pub const V2_PAYMENT_HEADER: &str = "payment-signature";
+/// The v1 response header carrying the settlement.
+pub const V1_RESPONSE_HEADER: &str = "x-payment-response";
+/// The v2 response header carrying the settlement.
+pub const V2_RESPONSE_HEADER: &str = "payment-response";
+/// Largest payment header value we decode, in bytes (a Solana transaction is at most 1,232
+/// bytes, so a real payment is a few KiB of base64).
+pub const MAX_PAYMENT_HEADER_BYTES: usize = 16_384;
+/// Largest serialized Solana transaction (the network's packet data size), in bytes.
+pub const MAX_TRANSACTION_BYTES: usize = 1_232;
+
+/// Standard alphabet, padding optional, canonical trailing bits required.
+const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
+    &STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// A decoded payment header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedPayment {
+    /// The x402 version of the header it came from (1 or 2).
+    pub version: u8,
+    /// The whole decoded `PaymentPayload` JSON, as forwarded to the facilitator.
+    pub payload: Value,
+    /// `payload.transaction`: the base64 partially-signed Solana transaction.
+    pub transaction: String,
+    /// v2 only: the `accepted` requirements object the payer chose.
+    pub accepted: Option<Value>,
+}
+
+/// Why a payment was refused before it reached the facilitator (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaymentRefusal {
+    /// The header value is longer than [`MAX_PAYMENT_HEADER_BYTES`].
+    HeaderTooLarge,
+    /// The header is not standard base64 of a UTF-8 JSON object with a numeric `x402Version`.
+    HeaderMalformed,
+    /// `x402Version` is not the version of the header it came in.
+    VersionUnsupported,
+    /// `payload.transaction` (or, in v2, `accepted`) is missing or not well-formed.
+    PayloadMalformed,
+    /// The scheme is not `exact`.
+    WrongScheme,
+    /// The network is not Solana mainnet.
+    WrongNetwork,
+    /// The amount is not the price we ask.
+    WrongAmount,
+    /// The asset is not the USDC mint.
+    WrongAsset,
+    /// The recipient is not our wallet.
+    WrongPayTo,
+    /// Another field of `accepted` differs from what we issued.
+    RequirementsMismatch,
+    /// `accepted.extra.memo` is missing or not a string.
+    MemoMissing,
+    /// The memo is ours but has expired.
+    MemoExpired,
+    /// The memo is not one we issued for this route.
+    MemoForged,
+}
+
+impl PaymentRefusal {
+    /// Every refusal, for tables and tests.
+    pub const ALL: [Self; 13] = [
+        Self::HeaderTooLarge,
+        Self::HeaderMalformed,
+        Self::VersionUnsupported,
+        Self::PayloadMalformed,
+        Self::WrongScheme,
+        Self::WrongNetwork,
+        Self::WrongAmount,
+        Self::WrongAsset,
+        Self::WrongPayTo,
+        Self::RequirementsMismatch,
+        Self::MemoMissing,
+        Self::MemoExpired,
+        Self::MemoForged,
+    ];
+
+    /// The stable snake_case rule id.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Self::HeaderTooLarge => "payment_header_too_large",
+            Self::HeaderMalformed => "payment_header_malformed",
+            Self::VersionUnsupported => "payment_version_unsupported",
+            Self::PayloadMalformed => "payment_payload_malformed",
+            Self::WrongScheme => "payment_wrong_scheme",
+            Self::WrongNetwork => "payment_wrong_network",
+            Self::WrongAmount => "payment_wrong_amount",
+            Self::WrongAsset => "payment_wrong_asset",
+            Self::WrongPayTo => "payment_wrong_pay_to",
+            Self::RequirementsMismatch => "payment_requirements_mismatch",
+            Self::MemoMissing => "payment_memo_missing",
+            Self::MemoExpired => "payment_memo_expired",
+            Self::MemoForged => "payment_memo_forged",
+        }
+    }
+
+    /// A static, human-readable explanation.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::HeaderTooLarge => "the payment header is longer than 16384 bytes",
+            Self::HeaderMalformed => {
+                "the payment header is not base64 of a JSON object with a numeric x402Version"
+            }
+            Self::VersionUnsupported => {
+                "X-PAYMENT must carry x402Version 1 and PAYMENT-SIGNATURE x402Version 2"
+            }
+            Self::PayloadMalformed => {
+                "the payment lacks payload.transaction as base64 of at most 1232 bytes, or (v2) an accepted object"
+            }
+            Self::WrongScheme => "the payment scheme is not exact",
+            Self::WrongNetwork => "the payment is not for Solana mainnet",
+            Self::WrongAmount => {
+                "the payment amount is not the price of this route (10000 USDC units)"
+            }
+            Self::WrongAsset => "the payment asset is not the USDC mint",
+            Self::WrongPayTo => "the payment recipient is not this service's wallet",
+            Self::RequirementsMismatch => {
+                "the accepted payment requirements differ from the ones this service issued"
+            }
+            Self::MemoMissing => "the accepted payment requirements carry no extra.memo",
+            Self::MemoExpired => "the challenge memo has expired; request a fresh challenge",
+            Self::MemoForged => "the challenge memo was not issued by this service for this route",
+        }
+    }
+
+    /// True for the refusals that mean "not a well-formed payment header" (HTTP 400); the
+    /// others are well-formed payments for the wrong terms.
+    pub fn is_malformed(self) -> bool {
+        matches!(
+            self,
+            Self::HeaderTooLarge
+                | Self::HeaderMalformed
+                | Self::VersionUnsupported
+                | Self::PayloadMalformed
+        )
+    }
+}
+
+/// Decodes a payment header value received under the header of `version` (1: `X-PAYMENT`,
+/// 2: `PAYMENT-SIGNATURE`).
+///
+/// Both: at most [`MAX_PAYMENT_HEADER_BYTES`]; standard base64 (padding optional, surrounding
+/// spaces and tabs ignored) of a UTF-8 JSON object whose `x402Version` equals `version`, with
+/// `payload.transaction` a non-empty base64 string of at most [`MAX_TRANSACTION_BYTES`].
+/// v1 also needs `scheme` "exact" and `network` "solana"; v2 needs an `accepted` object
+/// (checked against our requirements by [`check_v2_accepted`]).
+pub fn decode_payment_header(version: u8, raw: &[u8]) -> Result<DecodedPayment, PaymentRefusal> {
+    if raw.len() > MAX_PAYMENT_HEADER_BYTES {
+        return Err(PaymentRefusal::HeaderTooLarge);
+    }
+    if !matches!(version, 1 | 2) {
+        return Err(PaymentRefusal::VersionUnsupported);
+    }
+    let trimmed = raw.trim_ascii_start().trim_ascii_end();
+    let json = PAYMENT_BASE64.decode(trimmed).map_err(|_| PaymentRefusal::HeaderMalformed)?;
+    let payload: Value =
+        serde_json::from_slice(&json).map_err(|_| PaymentRefusal::HeaderMalformed)?;
+    let object = payload.as_object().ok_or(PaymentRefusal::HeaderMalformed)?;
+    let declared = object
+        .get("x402Version")
+        .and_then(Value::as_number)
+        .ok_or(PaymentRefusal::HeaderMalformed)?;
+    if declared.as_u64() != Some(u64::from(version)) {
+        return Err(PaymentRefusal::VersionUnsupported);
+    }
+    let accepted = if version == 1 {
+        match object.get("scheme") {
+            Some(Value::String(scheme)) if scheme == "exact" => {}
+            Some(Value::String(_)) => return Err(PaymentRefusal::WrongScheme),
+            _ => return Err(PaymentRefusal::PayloadMalformed),
+        }
+        match object.get("network") {
+            Some(Value::String(network)) if network == NETWORK_V1 => {}
+            Some(Value::String(_)) => return Err(PaymentRefusal::WrongNetwork),
+            _ => return Err(PaymentRefusal::PayloadMalformed),
+        }
+        None
+    } else {
+        match object.get("accepted") {
+            Some(accepted @ Value::Object(_)) => Some(accepted.clone()),
+            _ => return Err(PaymentRefusal::PayloadMalformed),
+        }
+    };
+    let transaction = object
+        .get("payload")
+        .and_then(|p| p.get("transaction"))
+        .and_then(Value::as_str)
+        .filter(|t| transaction_well_formed(t))
+        .ok_or(PaymentRefusal::PayloadMalformed)?
+        .to_owned();
+    Ok(DecodedPayment { version, payload, transaction, accepted })
+}
+
+/// A non-empty standard-base64 string of at most [`MAX_TRANSACTION_BYTES`] bytes.
+fn transaction_well_formed(text: &str) -> bool {
+    if text.is_empty() || text.len() > MAX_TRANSACTION_BYTES.div_ceil(3) * 4 {
+        return false;
+    }
+    PAYMENT_BASE64
+        .decode(text)
+        .is_ok_and(|bytes| (1..=MAX_TRANSACTION_BYTES).contains(&bytes.len()))
+}
+
+/// Checks a v2 payment's `accepted` against the requirements object we issue (`issued`, as
+/// from `challenge::requirements_v2`): equal field for field, except `extra.memo`, which must
+/// be present and one of ours for this route, not expired. `issued`'s own `extra.memo` is
+/// ignored.
+///
+/// Order: scheme, network, amount, asset, payTo, then the memo, then every other field.
+pub fn check_v2_accepted(
+    accepted: &Value,
+    issued: &Value,
+    memo_key: &MemoKey,
+    route: PaidRoute,
+    now: UtcMillis,
+) -> Result<(), PaymentRefusal> {
+    let (Some(accepted), Some(issued)) = (accepted.as_object(), issued.as_object()) else {
+        return Err(PaymentRefusal::RequirementsMismatch);
+    };
+    let named = [
+        ("scheme", PaymentRefusal::WrongScheme),
+        ("network", PaymentRefusal::WrongNetwork),
+        ("amount", PaymentRefusal::WrongAmount),
+        ("asset", PaymentRefusal::WrongAsset),
+        ("payTo", PaymentRefusal::WrongPayTo),
+    ];
+    for (field, refusal) in named {
+        if accepted.get(field) != issued.get(field) {
+            return Err(refusal);
+        }
+    }
+    let extra = accepted.get("extra").and_then(Value::as_object);
+    let memo = extra.and_then(|e| e.get("memo")).and_then(Value::as_str);
+    match memo.map(|m| check_memo(memo_key, route, m, now)) {
+        None => return Err(PaymentRefusal::MemoMissing),
+        Some(MemoCheck::Expired) => return Err(PaymentRefusal::MemoExpired),
+        Some(MemoCheck::Forged) => return Err(PaymentRefusal::MemoForged),
+        Some(MemoCheck::Valid) => {}
+    }
+    let issued_extra = issued.get("extra").and_then(Value::as_object);
+    let extras_equal = match (extra, issued_extra) {
+        (Some(a), Some(i)) => equal_except(a, i, "memo"),
+        (Some(a), None) => a.len() == 1,
+        _ => false,
+    };
+    if !extras_equal || !equal_except(accepted, issued, "extra") {
+        return Err(PaymentRefusal::RequirementsMismatch);
+    }
+    Ok(())
+}
+
+/// Two JSON objects are equal once one key is removed from both.
+fn equal_except(a: &Map<String, Value>, b: &Map<String, Value>, except: &str) -> bool {
+    let a_len = a.len() - usize::from(a.contains_key(except));
+    let b_len = b.len() - usize::from(b.contains_key(except));
+    a_len == b_len && a.iter().filter(|(k, _)| *k != except).all(|(k, v)| b.get(k) == Some(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::challenge::{ChallengeTerms, NETWORK_V2, requirements_v2};
+    use crate::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
+    use base64::engine::general_purpose::STANDARD as B64;
+    use serde_json::json;
+
+    const NOW: UtcMillis = UtcMillis(1_760_000_000_000);
+    const PAY_TO: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+
+    fn key() -> MemoKey {
+        MemoKey::derive(&[3; 32])
+    }
+
+    fn memo_for(route: PaidRoute, expires_at: i64) -> String {
+        issue_memo(&key(), route, UtcMillis(expires_at), [9; 12])
+    }
+
+    /// Our v2 requirements as the HTTP layer issues them, with a given memo.
+    fn issued(memo: &str) -> Value {
+        requirements_v2(&ChallengeTerms {
+            resource_url: "https://api.example/check",
+            description: "One signed payability verdict",
+            pay_to: PAY_TO,
+            fee_payer: "FeePayer111111111111111111111111111111111",
+            token_account: "3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3",
+            memo,
+        })
+    }
+
+    fn transaction() -> String {
+        B64.encode([1u8; 300])
+    }
+
+    fn v2_payload(accepted: Value) -> Value {
+        json!({
+            "x402Version": 2,
+            "resource": {"url": "https://api.example/check"},
+            "accepted": accepted,
+            "payload": {"transaction": transaction()},
+        })
+    }
+
+    fn v1_payload() -> Value {
+        json!({
+            "x402Version": 1,
+            "scheme": "exact",
+            "network": "solana",
+            "payload": {"transaction": transaction()},
+        })
+    }
+
+    fn encode(value: &Value) -> Vec<u8> {
+        B64.encode(value.to_string()).into_bytes()
+    }
+
+    /// A copy of `value` with one JSON pointer set (or removed when `new` is None).
+    fn with(value: &Value, pointer: &str, new: Option<Value>) -> Value {
+        let mut value = value.clone();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let parent = value.pointer_mut(parent).unwrap().as_object_mut().unwrap();
+        match new {
+            Some(new) => parent.insert(key.to_owned(), new),
+            None => parent.remove(key),
+        };
+        value
+    }
+
+    #[test]
+    fn header_names_are_lowercase_wire_names() {
+        assert_eq!(V1_PAYMENT_HEADER, "x-payment");
+        assert_eq!(V2_PAYMENT_HEADER, "payment-signature");
+        assert_eq!(V1_RESPONSE_HEADER, "x-payment-response");
+        assert_eq!(V2_RESPONSE_HEADER, "payment-response");
+    }
+
+    #[test]
+    fn decode_accepts_well_formed_v1_and_v2() {
+        let v1 = decode_payment_header(1, &encode(&v1_payload())).unwrap();
+        assert_eq!(v1.version, 1);
+        assert_eq!(v1.payload, v1_payload());
+        assert_eq!(v1.transaction, transaction());
+        assert_eq!(v1.accepted, None);
+
+        let accepted = issued(&memo_for(PaidRoute::Check, NOW.0 + 1));
+        let v2 = decode_payment_header(2, &encode(&v2_payload(accepted.clone()))).unwrap();
+        assert_eq!(v2.version, 2);
+        assert_eq!(v2.payload, v2_payload(accepted.clone()));
+        assert_eq!(v2.transaction, transaction());
+        assert_eq!(v2.accepted, Some(accepted));
+    }
+
+    #[test]
+    fn decode_tolerates_missing_padding_and_surrounding_spaces() {
+        let padded = String::from_utf8(encode(&v1_payload())).unwrap();
+        assert!(padded.ends_with('='), "the vector needs padding to strip");
+        let unpadded = padded.trim_end_matches('=');
+        assert!(decode_payment_header(1, unpadded.as_bytes()).is_ok());
+        assert!(decode_payment_header(1, format!(" \t{padded} ").as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn decode_refusal_vectors() {
+        let v1 = v1_payload();
+        let v2 = v2_payload(issued("pvm_x"));
+        let raw = |bytes: &[u8]| B64.encode(bytes).into_bytes();
+        let cases: Vec<(&str, u8, Vec<u8>, PaymentRefusal)> = vec![
+            (
+                "over the cap",
+                1,
+                vec![b'A'; MAX_PAYMENT_HEADER_BYTES + 1],
+                PaymentRefusal::HeaderTooLarge,
+            ),
+            ("empty", 1, Vec::new(), PaymentRefusal::HeaderMalformed),
+            ("not base64", 1, b"not base64!".to_vec(), PaymentRefusal::HeaderMalformed),
+            (
+                "url-safe alphabet",
+                2,
+                encode(&v2)
+                    .iter()
+                    .map(|&b| {
+                        if b == b'+' {
+                            b'-'
+                        } else if b == b'/' {
+                            b'_'
+                        } else {
+                            b
+                        }
+                    })
+                    .chain(*b"-_")
+                    .collect(),
+                PaymentRefusal::HeaderMalformed,
+            ),
+            (
+                "inner whitespace",
+                1,
+                {
+                    let mut e = encode(&v1);
+                    e.insert(8, b' ');
+                    e
+                },
+                PaymentRefusal::HeaderMalformed,
+            ),
+            (
+                "not utf-8",
+                1,
+                raw(b"{\"x402Version\":1,\"a\":\"\xff\"}"),
+                PaymentRefusal::HeaderMalformed,
+            ),
+            ("not json", 1, raw(b"x402Version=1"), PaymentRefusal::HeaderMalformed),
+            ("json array", 1, raw(b"[1]"), PaymentRefusal::HeaderMalformed),
+            ("json string", 1, raw(b"\"x\""), PaymentRefusal::HeaderMalformed),
+            (
+                "version missing",
+                1,
+                encode(&with(&v1, "/x402Version", None)),
+                PaymentRefusal::HeaderMalformed,
+            ),
+            (
+                "version a string",
+                1,
+                encode(&with(&v1, "/x402Version", Some(json!("1")))),
+                PaymentRefusal::HeaderMalformed,
+            ),
+            ("v2 body in X-PAYMENT", 1, encode(&v2), PaymentRefusal::VersionUnsupported),
+            ("v1 body in PAYMENT-SIGNATURE", 2, encode(&v1), PaymentRefusal::VersionUnsupported),
+            (
+                "version 1.0",
+                1,
+                encode(&with(&v1, "/x402Version", Some(json!(1.0)))),
+                PaymentRefusal::VersionUnsupported,
+            ),
+            (
+                "version 3",
+                2,
+                encode(&with(&v2, "/x402Version", Some(json!(3)))),
+                PaymentRefusal::VersionUnsupported,
+            ),
+            (
+                "header version 3",
+                3,
+                encode(&with(&v2, "/x402Version", Some(json!(3)))),
+                PaymentRefusal::VersionUnsupported,
+            ),
+            (
+                "v1 scheme upto",
+                1,
+                encode(&with(&v1, "/scheme", Some(json!("upto")))),
+                PaymentRefusal::WrongScheme,
+            ),
+            (
+                "v1 scheme missing",
+                1,
+                encode(&with(&v1, "/scheme", None)),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "v1 devnet",
+                1,
+                encode(&with(&v1, "/network", Some(json!("solana-devnet")))),
+                PaymentRefusal::WrongNetwork,
+            ),
+            (
+                "v1 caip-2 network",
+                1,
+                encode(&with(&v1, "/network", Some(json!(NETWORK_V2)))),
+                PaymentRefusal::WrongNetwork,
+            ),
+            (
+                "v1 network a number",
+                1,
+                encode(&with(&v1, "/network", Some(json!(101)))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "v1 payload missing",
+                1,
+                encode(&with(&v1, "/payload", None)),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "v1 payload a string (old proposal shape)",
+                1,
+                encode(&with(&v1, "/payload", Some(json!(transaction())))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction missing",
+                1,
+                encode(&with(&v1, "/payload/transaction", None)),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction empty",
+                1,
+                encode(&with(&v1, "/payload/transaction", Some(json!("")))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction not base64",
+                1,
+                encode(&with(&v1, "/payload/transaction", Some(json!("%%%%")))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction over 1232 bytes",
+                2,
+                encode(&with(&v2, "/payload/transaction", Some(json!(B64.encode([0u8; 1233]))))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction a number",
+                2,
+                encode(&with(&v2, "/payload/transaction", Some(json!(5)))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "v2 accepted missing",
+                2,
+                encode(&with(&v2, "/accepted", None)),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "v2 accepted an array",
+                2,
+                encode(&with(&v2, "/accepted", Some(json!([issued("pvm_x")])))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+        ];
+        for (name, version, raw, want) in cases {
+            assert_eq!(decode_payment_header(version, &raw), Err(want), "{name}");
+        }
+    }
+
+    #[test]
+    fn decode_takes_a_header_exactly_at_the_cap() {
+        let mut payload = v1_payload();
+        let base = encode(&payload).len();
+        // Pad with a string field until the encoded header is exactly the cap.
+        let mut filler = (MAX_PAYMENT_HEADER_BYTES - base) / 4 * 3 - 32;
+        loop {
+            payload["filler"] = json!("x".repeat(filler));
+            let len = encode(&payload).len();
+            if len == MAX_PAYMENT_HEADER_BYTES {
+                break;
+            }
+            assert!(len < MAX_PAYMENT_HEADER_BYTES, "filler overshot");
+            filler += 1;
+        }
+        assert!(decode_payment_header(1, &encode(&payload)).is_ok());
+    }
+
+    #[test]
+    fn transaction_bounds() {
+        assert!(transaction_well_formed(&B64.encode([0u8; 1])));
+        assert!(transaction_well_formed(&B64.encode([0u8; 1232])));
+        assert!(transaction_well_formed(B64.encode([7u8; 2]).trim_end_matches('=')));
+        assert!(!transaction_well_formed(&B64.encode([0u8; 1233])));
+        assert!(!transaction_well_formed(""));
+        assert!(!transaction_well_formed("===="));
+        assert!(!transaction_well_formed("AB=C"));
+    }
+
+    #[test]
+    fn accepted_equal_to_issued_with_our_memo_passes() {
+        let memo = memo_for(PaidRoute::Check, NOW.0 + MEMO_LIFETIME_MS);
+        // The memo we issue in the challenge and the one echoed are the same memo, but the
+        // check does not need `issued` to carry it.
+        for issued_memo in [memo.as_str(), "pvm_another", ""] {
+            let ours = issued(issued_memo);
+            let accepted = with(&issued(issued_memo), "/extra/memo", Some(json!(memo)));
+            assert_eq!(check_v2_accepted(&accepted, &ours, &key(), PaidRoute::Check, NOW), Ok(()));
+        }
+        // Key order does not matter.
+        let ours = issued(&memo);
+        let reordered: Value =
+            serde_json::from_str(&format!(
+                r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"10000","network":"{NETWORK_V2}","scheme":"exact"}}"#
+            ))
+            .unwrap();
+        assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidRoute::Check, NOW), Ok(()));
+    }
+
+    #[test]
+    fn accepted_refusal_vectors() {
+        let memo = memo_for(PaidRoute::Check, NOW.0 + MEMO_LIFETIME_MS);
+        let ours = issued(&memo);
+        let good = ours.clone();
+        let cases: Vec<(&str, Value, PaymentRefusal)> = vec![
+            (
+                "scheme upto",
+                with(&good, "/scheme", Some(json!("upto"))),
+                PaymentRefusal::WrongScheme,
+            ),
+            ("scheme missing", with(&good, "/scheme", None), PaymentRefusal::WrongScheme),
+            (
+                "network v1 name",
+                with(&good, "/network", Some(json!("solana"))),
+                PaymentRefusal::WrongNetwork,
+            ),
+            (
+                "network devnet",
+                with(&good, "/network", Some(json!("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"))),
+                PaymentRefusal::WrongNetwork,
+            ),
+            (
+                "amount lower",
+                with(&good, "/amount", Some(json!("9999"))),
+                PaymentRefusal::WrongAmount,
+            ),
+            (
+                "amount as number",
+                with(&good, "/amount", Some(json!(10000))),
+                PaymentRefusal::WrongAmount,
+            ),
+            ("amount missing", with(&good, "/amount", None), PaymentRefusal::WrongAmount),
+            (
+                "asset devnet usdc",
+                with(&good, "/asset", Some(json!("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"))),
+                PaymentRefusal::WrongAsset,
+            ),
+            (
+                "payTo other",
+                with(&good, "/payTo", Some(json!("AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o"))),
+                PaymentRefusal::WrongPayTo,
+            ),
+            ("memo missing", with(&good, "/extra/memo", None), PaymentRefusal::MemoMissing),
+            (
+                "memo null",
+                with(&good, "/extra/memo", Some(Value::Null)),
+                PaymentRefusal::MemoMissing,
+            ),
+            (
+                "memo a number",
+                with(&good, "/extra/memo", Some(json!(5))),
+                PaymentRefusal::MemoMissing,
+            ),
+            ("extra missing", with(&good, "/extra", None), PaymentRefusal::MemoMissing),
+            (
+                "extra a string",
+                with(&good, "/extra", Some(json!("memo"))),
+                PaymentRefusal::MemoMissing,
+            ),
+            (
+                "memo expired",
+                with(&good, "/extra/memo", Some(json!(memo_for(PaidRoute::Check, NOW.0)))),
+                PaymentRefusal::MemoExpired,
+            ),
+            (
+                "memo of /memo on /check",
+                with(&good, "/extra/memo", Some(json!(memo_for(PaidRoute::Memo, NOW.0 + 1)))),
+                PaymentRefusal::MemoForged,
+            ),
+            (
+                "memo not ours",
+                with(&good, "/extra/memo", Some(json!("pvm_0123456789abcdef"))),
+                PaymentRefusal::MemoForged,
+            ),
+            (
+                "memo of another key",
+                with(
+                    &good,
+                    "/extra/memo",
+                    Some(json!(issue_memo(
+                        &MemoKey::derive(&[4; 32]),
+                        PaidRoute::Check,
+                        UtcMillis(NOW.0 + 1),
+                        [9; 12]
+                    ))),
+                ),
+                PaymentRefusal::MemoForged,
+            ),
+            (
+                "feePayer other",
+                with(
+                    &good,
+                    "/extra/feePayer",
+                    Some(json!("AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o")),
+                ),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            (
+                "token account missing",
+                with(&good, "/extra/usdc_token_account", None),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            (
+                "extra field added",
+                with(&good, "/extra/decimals", Some(json!(6))),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            (
+                "maxTimeoutSeconds longer",
+                with(&good, "/maxTimeoutSeconds", Some(json!(600))),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            (
+                "maxTimeoutSeconds as float",
+                with(&good, "/maxTimeoutSeconds", Some(json!(60.0))),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            (
+                "maxTimeoutSeconds missing",
+                with(&good, "/maxTimeoutSeconds", None),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            (
+                "top-level field added",
+                with(&good, "/resource", Some(json!("https://api.example/check"))),
+                PaymentRefusal::RequirementsMismatch,
+            ),
+            ("not an object", json!([good]), PaymentRefusal::RequirementsMismatch),
+        ];
+        for (name, accepted, want) in cases {
+            assert_eq!(
+                check_v2_accepted(&accepted, &ours, &key(), PaidRoute::Check, NOW),
+                Err(want),
+                "{name}"
+            );
+        }
+        // The wrong-terms refusals come before the memo: a wrong amount with an expired memo
+        // is a wrong amount.
+        let both = with(&with(&good, "/amount", Some(json!("1"))), "/extra/memo", Some(json!("x")));
+        assert_eq!(
+            check_v2_accepted(&both, &ours, &key(), PaidRoute::Check, NOW),
+            Err(PaymentRefusal::WrongAmount)
+        );
+    }
+
+    #[test]
+    fn issued_without_extra_accepts_only_a_lone_memo() {
+        let memo = memo_for(PaidRoute::Memo, NOW.0 + 1);
+        let ours = with(&issued(""), "/extra", None);
+        let lone = with(&ours, "/extra", Some(json!({"memo": memo})));
+        assert_eq!(check_v2_accepted(&lone, &ours, &key(), PaidRoute::Memo, NOW), Ok(()));
+        let more = with(&ours, "/extra", Some(json!({"memo": memo, "feePayer": "x"})));
+        assert_eq!(
+            check_v2_accepted(&more, &ours, &key(), PaidRoute::Memo, NOW),
+            Err(PaymentRefusal::RequirementsMismatch)
+        );
+    }
+
+    #[test]
+    fn refusal_rules_are_unique_snake_case_and_messages_static() {
+        let mut rules: Vec<&str> = PaymentRefusal::ALL.iter().map(|r| r.rule()).collect();
+        for rule in &rules {
+            assert!(rule.starts_with("payment_"), "{rule}");
+            assert!(rule.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "{rule}");
+        }
+        rules.sort_unstable();
+        rules.dedup();
+        assert_eq!(rules.len(), PaymentRefusal::ALL.len());
+        for refusal in PaymentRefusal::ALL {
+            assert!(!refusal.message().is_empty());
+        }
+        let malformed: Vec<_> =
+            PaymentRefusal::ALL.into_iter().filter(|r| r.is_malformed()).collect();
+        assert_eq!(
+            malformed,
+            [
+                PaymentRefusal::HeaderTooLarge,
+                PaymentRefusal::HeaderMalformed,
+                PaymentRefusal::VersionUnsupported,
+                PaymentRefusal::PayloadMalformed
+            ]
+        );
+    }
+}

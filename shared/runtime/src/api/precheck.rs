@@ -1,0 +1,136 @@
+//! `POST /precheck`: the free, metered URL-policy verdict. It never fetches and returns no
+//! state and no factor: whether the URL is in policy (or the refusal naming the violation),
+//! signed, with the disclosure, honesty and retention lines.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use http::StatusCode;
+use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
+use payability_core::payment::memo::PaidRoute;
+use payability_core::policy::vet_target_url;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::ApiRequest;
+use super::paid::parse_body;
+use super::respond::{ApiResponse, error, json_response, unavailable};
+use super::service::{Service, Stores};
+use crate::store::{Base58Id, CallerKey, Counter, FreeTierDecision};
+
+/// The body of a pre-check.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrecheckBody {
+    url: String,
+    caller: Option<String>,
+    op: Option<String>,
+}
+
+/// A pre-check answer before signing.
+#[derive(Serialize)]
+struct PrecheckAnswer {
+    criteria: &'static str,
+    criteria_revision: &'static str,
+    kind: &'static str,
+    op: &'static str,
+    url: Option<String>,
+    in_policy: bool,
+    refusal: Option<Value>,
+    checked_at: String,
+    disclosure: &'static str,
+    honesty: &'static str,
+    retention: &'static str,
+}
+
+impl<S: Stores> Service<S> {
+    pub(super) async fn precheck(&self, request: &ApiRequest) -> ApiResponse {
+        let shape = "the body must be {\"url\": \"<endpoint>\", \"caller\"?: \"<wallet>\", \"op\"?: \"check\"|\"memo\"}";
+        let body: PrecheckBody = match parse_body(&request.body, shape) {
+            Ok(body) => body,
+            Err(response) => return response,
+        };
+        let route = match body.op.as_deref() {
+            None | Some("check") => PaidRoute::Check,
+            Some("memo") => PaidRoute::Memo,
+            Some(_) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "op_unknown",
+                    "op must be \"check\" or \"memo\"",
+                );
+            }
+        };
+        let caller = match body.caller.as_deref() {
+            Some(wallet) => match Base58Id::parse(wallet) {
+                Some(wallet) => CallerKey::Wallet(wallet),
+                None => {
+                    return error(
+                        StatusCode::BAD_REQUEST,
+                        "caller_not_a_wallet",
+                        "caller must be a base58 Solana wallet",
+                    );
+                }
+            },
+            None => {
+                CallerKey::SourceIp(request.source_ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)))
+            }
+        };
+        let now = (self.clock)();
+        match self.store.try_use(&caller, now).await {
+            Ok(FreeTierDecision::Allowed { .. }) => self.count(Counter::Precheck).await,
+            Ok(refused) => {
+                self.count(Counter::FreeTierRefusal).await;
+                let reason = match refused {
+                    FreeTierDecision::TooSoon => {
+                        "free pre-checks are at least 5,000 ms apart; pay for a verdict or wait"
+                    }
+                    _ => "the 100 free pre-checks of this UTC day are used; pay for a verdict",
+                };
+                return match self.fee_payer().await {
+                    Some(fee_payer) => self.challenge_response(route, fee_payer, reason),
+                    None => unavailable(
+                        "payments_unavailable",
+                        "the free allowance is used and payments are not available; do not pay",
+                    ),
+                };
+            }
+            Err(_) => {
+                return unavailable(
+                    "store_unavailable",
+                    "the service's store cannot be reached; do not pay",
+                );
+            }
+        }
+        let vetted = vet_target_url(&body.url, self.config.address_rule);
+        let texts = published();
+        let (honesty, retention) = match route {
+            PaidRoute::Check => (texts.honesty_line.as_str(), texts.retention.as_str()),
+            PaidRoute::Memo => {
+                (texts.memo_op.boundary_statement.as_str(), texts.memo_op.custody.as_str())
+            }
+        };
+        let Some(checked_at) = now.to_rfc3339_millis() else {
+            return unavailable(
+                "clock_out_of_range",
+                "the service clock is out of range; do not pay",
+            );
+        };
+        let answer = PrecheckAnswer {
+            criteria: CRITERIA_ID,
+            criteria_revision: CRITERIA_REVISION,
+            kind: "precheck",
+            op: route.as_str(),
+            url: vetted.as_ref().ok().map(|t| t.as_str().to_owned()),
+            in_policy: vetted.is_ok(),
+            refusal: vetted.err().map(|r| json!({"rule": r.rule(), "message": r.message()})),
+            checked_at,
+            disclosure: &texts.disclosure_sentence,
+            honesty,
+            retention,
+        };
+        let mut value = serde_json::to_value(&answer).expect("a pre-check answer serialises");
+        value["signature"] =
+            serde_json::to_value(self.signer.sign(&value)).expect("an envelope serialises");
+        json_response(StatusCode::OK, &value)
+    }
+}

@@ -1,0 +1,174 @@
+//! The service: its settings, signing key, store, fetcher and payment clients, built once
+//! per process (per Lambda cold start) and shared by every request.
+
+use std::time::Duration;
+
+use payability_core::challenge::{ChallengeTerms, OwnChallenge, own_challenge};
+use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, PaidRoute, issue_memo};
+use payability_core::payment::solana::associated_token_account;
+use payability_core::report::UtcMillis;
+use payability_core::signing::ReportSigner;
+use subtle::ConstantTimeEq;
+use tokio::sync::OnceCell;
+
+use super::config::ServiceConfig;
+use crate::fetch::Fetcher;
+use crate::fx::BankOfCanadaValet;
+use crate::payment::facilitator::Facilitator;
+use crate::store::{FreeTier, Ledger, Metrics, PaymentClaims, RateCache};
+
+/// Every store capability the HTTP service uses.
+pub trait Stores: Ledger + PaymentClaims + FreeTier + Metrics + RateCache {}
+
+impl<T: Ledger + PaymentClaims + FreeTier + Metrics + RateCache> Stores for T {}
+
+/// How long the Solana fee lookup may take before the ledger records it as pending.
+pub const FEE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
+/// How long the CAD rate lookup may take before the ledger records it as pending.
+pub const RATE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
+
+/// Why the service could not be built (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServiceError {
+    /// An HTTP client could not be built.
+    ClientUnavailable,
+    /// The operator wallet has no associated token account (not a valid public key).
+    NoTokenAccount,
+}
+
+impl std::fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::ClientUnavailable => "an HTTP client could not be built",
+            Self::NoTokenAccount => "the operator wallet has no USDC associated token account",
+        })
+    }
+}
+
+impl std::error::Error for ServiceError {}
+
+/// The running service.
+pub struct Service<S> {
+    pub(super) config: ServiceConfig,
+    pub(super) signer: ReportSigner,
+    pub(super) memo_key: MemoKey,
+    pub(super) fetcher: Fetcher,
+    pub(super) facilitator: Option<Facilitator>,
+    fee_payer: OnceCell<String>,
+    pub(super) token_account: String,
+    pub(super) store: S,
+    pub(super) rpc_client: reqwest::Client,
+    pub(super) valet: BankOfCanadaValet,
+    pub(super) clock: fn() -> UtcMillis,
+}
+
+impl<S: Stores> Service<S> {
+    /// Builds the service; `signing_seed` is the Ed25519 seed (it also keys the memo tags).
+    pub fn new(
+        config: ServiceConfig,
+        signing_seed: &[u8; 32],
+        store: S,
+        clock: fn() -> UtcMillis,
+    ) -> Result<Self, ServiceError> {
+        let fetcher =
+            Fetcher::new(config.address_rule).map_err(|_| ServiceError::ClientUnavailable)?;
+        let facilitator = match &config.facilitator_url {
+            Some(url) => Some(Facilitator::new(url).map_err(|_| ServiceError::ClientUnavailable)?),
+            None => None,
+        };
+        let token_account = associated_token_account(
+            &config.operator_wallet,
+            payability_core::challenge::USDC_MINT,
+        )
+        .ok_or(ServiceError::NoTokenAccount)?;
+        let rpc_client = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(FEE_LOOKUP_BOUND)
+            .build()
+            .map_err(|_| ServiceError::ClientUnavailable)?;
+        let valet = BankOfCanadaValet::new(&config.valet_origin)
+            .map_err(|_| ServiceError::ClientUnavailable)?;
+        Ok(Self {
+            signer: ReportSigner::from_seed(signing_seed),
+            memo_key: MemoKey::derive(signing_seed),
+            fetcher,
+            facilitator,
+            fee_payer: OnceCell::new(),
+            token_account,
+            store,
+            rpc_client,
+            valet,
+            clock,
+            config,
+        })
+    }
+
+    /// The signer of reports and pre-check answers.
+    pub fn signer(&self) -> &ReportSigner {
+        &self.signer
+    }
+
+    /// The facilitator's Solana fee payer, read once from `/supported` (else the configured
+    /// fallback); None while neither is known: paid routes then answer 503.
+    pub(super) async fn fee_payer(&self) -> Option<&str> {
+        let facilitator = self.facilitator.as_ref()?;
+        let fetched = self
+            .fee_payer
+            .get_or_try_init(|| async {
+                match facilitator.fee_payer().await {
+                    Ok(fee_payer) => Ok(fee_payer),
+                    Err(_) => self.config.fee_payer.clone().ok_or(()),
+                }
+            })
+            .await;
+        fetched.ok().map(String::as_str)
+    }
+
+    /// The public URL of a paid route (`resource` in its challenge).
+    pub(super) fn resource_url(&self, route: PaidRoute) -> String {
+        format!("{}/{}", self.config.public_base_url, route.as_str())
+    }
+
+    /// Our challenge for a route with a fresh, tagged, expiring memo.
+    pub(super) fn challenge(&self, route: PaidRoute, fee_payer: &str) -> OwnChallenge {
+        let now = (self.clock)();
+        let mut nonce = [0u8; 12];
+        getrandom::fill(&mut nonce).expect("the system random source works");
+        let memo = issue_memo(&self.memo_key, route, UtcMillis(now.0 + MEMO_LIFETIME_MS), nonce);
+        let resource_url = self.resource_url(route);
+        own_challenge(&self.terms(route, &resource_url, fee_payer, &memo))
+    }
+
+    /// The terms of our challenge for a route.
+    pub(super) fn terms<'a>(
+        &'a self,
+        route: PaidRoute,
+        resource_url: &'a str,
+        fee_payer: &'a str,
+        memo: &'a str,
+    ) -> ChallengeTerms<'a> {
+        ChallengeTerms {
+            resource_url,
+            description: match route {
+                PaidRoute::Check => "One signed challenge payability verdict (payability/v1 check)",
+                PaidRoute::Memo => "One signed memo-binding verdict (payability/v1 memo)",
+            },
+            pay_to: &self.config.operator_wallet,
+            fee_payer,
+            token_account: &self.token_account,
+            memo,
+        }
+    }
+
+    /// True when the request carries `Authorization: Bearer <house token>` (constant time).
+    pub(super) fn is_house(&self, headers: &http::HeaderMap) -> bool {
+        let Some(expected) = &self.config.house_token else {
+            return false;
+        };
+        let presented = headers
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
+            .unwrap_or_default();
+        bool::from(presented.ct_eq(expected.as_bytes()))
+    }
+}

@@ -1,0 +1,328 @@
+//! The x402 facilitator client: `GET /supported` for the fee payer, `POST /verify` and
+//! `POST /settle` (coinbase/x402 `specs/x402-specification-v2.md` section 7; v1 facilitators
+//! take the same `{x402Version, paymentPayload, paymentRequirements}` body).
+//!
+//! Bounded: no proxy, no redirects, 1 s to connect, 4 s for `/supported` and `/verify`, 8 s
+//! for `/settle` (headers and body), answers of at most 256 KiB. Errors are closed-form: the
+//! facilitator's own text (`invalidReason`, `errorReason`, bodies) is never kept or printed.
+
+use std::time::Duration;
+
+use payability_core::challenge::{NETWORK_V1, NETWORK_V2};
+use payability_core::payment::solana::{decode_pubkey, decode_signature};
+use reqwest::{Client, StatusCode, redirect};
+use serde_json::{Map, Value, json};
+
+use super::{BodyError, read_capped};
+
+/// Time allowed to open a connection to the facilitator.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// Time allowed for a whole `/supported` or `/verify` exchange.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(4);
+/// Time allowed for a whole `/settle` exchange (it waits for the chain).
+pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(8);
+/// Largest facilitator answer read, in bytes.
+pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
+
+/// Why a facilitator call did not yield a usable answer (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FacilitatorError {
+    /// No answer in time: connection refused or reset, timeout, or a 5xx / 408 / 429 status.
+    Unavailable,
+    /// The facilitator refused the payment: `isValid` / `success` false, or a 4xx to
+    /// `/verify` or `/settle` (a 4xx to `/supported` is `Malformed`).
+    Refused,
+    /// A settlement claimed success without a Solana signature on our network.
+    Forged,
+    /// The answer could not be read (not JSON, wrong shape, over the size cap, a redirect), or
+    /// the facilitator URL is not an absolute http(s) URL.
+    Malformed,
+}
+
+impl FacilitatorError {
+    /// The stable snake_case rule id.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Self::Unavailable => "facilitator_unavailable",
+            Self::Refused => "facilitator_refused",
+            Self::Forged => "facilitator_forged",
+            Self::Malformed => "facilitator_malformed",
+        }
+    }
+
+    /// A static, human-readable explanation.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Unavailable => {
+                "the payment facilitator did not answer in time; nothing was settled, do not pay now"
+            }
+            Self::Refused => "the payment facilitator refused this payment",
+            Self::Forged => {
+                "the payment facilitator's settlement answer does not name a Solana mainnet transaction"
+            }
+            Self::Malformed => "the payment facilitator's answer could not be read",
+        }
+    }
+}
+
+impl std::fmt::Display for FacilitatorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for FacilitatorError {}
+
+/// A successful `/verify`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// The payer the facilitator names, when it is a base58 public key.
+    pub payer: Option<String>,
+}
+
+/// A successful `/settle`, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settled {
+    /// The transaction signature (base58, 64 bytes).
+    pub transaction: String,
+    /// The payer the facilitator names (a base58 public key), if any.
+    pub payer: Option<String>,
+    /// The network, exactly ours: `solana` (v1) or the CAIP-2 mainnet id (v2).
+    pub network: String,
+    /// The settlement response to echo (base64) in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`:
+    /// rebuilt from the checked fields only (`success`, `transaction`, `network`, `payer`),
+    /// never the facilitator's bytes.
+    pub raw: Value,
+}
+
+/// The per-call time limits (the defaults are the published ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Connection set-up.
+    pub connect: Duration,
+    /// `/supported` and `/verify`, whole exchange.
+    pub request: Duration,
+    /// `/settle`, whole exchange.
+    pub settle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self { connect: CONNECT_TIMEOUT, request: REQUEST_TIMEOUT, settle: SETTLE_TIMEOUT }
+    }
+}
+
+/// The facilitator client; build it once and reuse it.
+#[derive(Clone)]
+pub struct Facilitator {
+    client: Client,
+    base: String,
+    timeouts: Timeouts,
+}
+
+impl std::fmt::Debug for Facilitator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Facilitator { .. }")
+    }
+}
+
+impl Facilitator {
+    /// Builds the client for a facilitator base URL (`/supported`, `/verify` and `/settle` are
+    /// appended to it) with the published timeouts.
+    pub fn new(base_url: &str) -> Result<Self, FacilitatorError> {
+        Self::with_timeouts(base_url, Timeouts::default())
+    }
+
+    /// Builds the client with other time limits (tests of the bounds themselves).
+    pub fn with_timeouts(base_url: &str, timeouts: Timeouts) -> Result<Self, FacilitatorError> {
+        let parsed = url::Url::parse(base_url).map_err(|_| FacilitatorError::Malformed)?;
+        if !matches!(parsed.scheme(), "http" | "https")
+            || parsed.host().is_none()
+            || parsed.query().is_some()
+            || parsed.fragment().is_some()
+        {
+            return Err(FacilitatorError::Malformed);
+        }
+        let client = Client::builder()
+            .no_proxy()
+            .redirect(redirect::Policy::none())
+            .connect_timeout(timeouts.connect)
+            .build()
+            .map_err(|_| FacilitatorError::Malformed)?;
+        let base = parsed.as_str().trim_end_matches('/').to_owned();
+        Ok(Self { client, base, timeouts })
+    }
+
+    /// The Solana mainnet fee payer the facilitator signs with, from `GET /supported`:
+    /// `signers["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]` or `signers["solana:*"]` (first
+    /// entry), else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1
+    /// `solana`) with `extra.feePayer`. It must be a base58 public key.
+    pub async fn fee_payer(&self) -> Result<String, FacilitatorError> {
+        let request = self.client.get(self.url("/supported"));
+        let (status, body) = self.exchange(request, self.timeouts.request).await?;
+        if !status.is_success() {
+            return Err(FacilitatorError::Malformed);
+        }
+        let answer = json_object(&body).ok_or(FacilitatorError::Malformed)?;
+        let candidate = signer_fee_payer(&answer).or_else(|| kinds_fee_payer(&answer));
+        match candidate {
+            Some(payer) if decode_pubkey(payer).is_some() => Ok(payer.to_owned()),
+            _ => Err(FacilitatorError::Malformed),
+        }
+    }
+
+    /// `POST /verify`; `isValid: false` is `Refused`.
+    pub async fn verify(
+        &self,
+        version: u8,
+        payment_payload: &Value,
+        requirements: &Value,
+    ) -> Result<Verified, FacilitatorError> {
+        let (status, answer) = self
+            .post("/verify", version, payment_payload, requirements, self.timeouts.request)
+            .await?;
+        match answer.as_ref().and_then(|a| a.get("isValid")).and_then(Value::as_bool) {
+            Some(false) => Err(FacilitatorError::Refused),
+            Some(true) if status.is_success() => {
+                let payer = answer.as_ref().and_then(|a| a.get("payer")).and_then(Value::as_str);
+                let payer = payer.filter(|p| decode_pubkey(p).is_some()).map(str::to_owned);
+                Ok(Verified { payer })
+            }
+            _ => Err(unreadable(status)),
+        }
+    }
+
+    /// `POST /settle`; `success: false` is `Refused`; a success without a base58 64-byte
+    /// signature, on another network, or naming a payer that is not a public key is `Forged`.
+    pub async fn settle(
+        &self,
+        version: u8,
+        payment_payload: &Value,
+        requirements: &Value,
+    ) -> Result<Settled, FacilitatorError> {
+        let (status, answer) = self
+            .post("/settle", version, payment_payload, requirements, self.timeouts.settle)
+            .await?;
+        let Some(answer) = answer else {
+            return Err(unreadable(status));
+        };
+        match answer.get("success").and_then(Value::as_bool) {
+            Some(false) => return Err(FacilitatorError::Refused),
+            Some(true) if status.is_success() => {}
+            _ => return Err(unreadable(status)),
+        }
+        let our_network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
+        let transaction = answer
+            .get("transaction")
+            .and_then(Value::as_str)
+            .filter(|t| decode_signature(t).is_some())
+            .ok_or(FacilitatorError::Forged)?;
+        let network = answer
+            .get("network")
+            .and_then(Value::as_str)
+            .filter(|n| *n == our_network)
+            .ok_or(FacilitatorError::Forged)?;
+        let payer = match answer.get("payer") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(p)) if decode_pubkey(p).is_some() => Some(p.clone()),
+            Some(_) => return Err(FacilitatorError::Forged),
+        };
+        let mut raw = json!({"success": true, "transaction": transaction, "network": network});
+        if let Some(payer) = &payer {
+            raw["payer"] = json!(payer);
+        }
+        Ok(Settled { transaction: transaction.to_owned(), payer, network: network.to_owned(), raw })
+    }
+
+    /// The full URL of an endpoint under the base.
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Posts `{x402Version, paymentPayload, paymentRequirements}`; returns the status and the
+    /// answer when it is a JSON object. 5xx, 408, 429 and transport failures are
+    /// `Unavailable`; redirects and over-cap answers are `Malformed`.
+    async fn post(
+        &self,
+        path: &str,
+        version: u8,
+        payment_payload: &Value,
+        requirements: &Value,
+        timeout: Duration,
+    ) -> Result<(StatusCode, Option<Map<String, Value>>), FacilitatorError> {
+        if !matches!(version, 1 | 2) {
+            return Err(FacilitatorError::Malformed);
+        }
+        let body = json!({
+            "x402Version": version,
+            "paymentPayload": payment_payload,
+            "paymentRequirements": requirements,
+        });
+        let request = self.client.post(self.url(path)).json(&body);
+        let (status, bytes) = self.exchange(request, timeout).await?;
+        Ok((status, json_object(&bytes)))
+    }
+
+    /// Sends a request and reads its capped body, all within `timeout`.
+    async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        timeout: Duration,
+    ) -> Result<(StatusCode, Vec<u8>), FacilitatorError> {
+        let request = request.header(reqwest::header::ACCEPT, "application/json").timeout(timeout);
+        let call = async {
+            let response = request.send().await.map_err(|_| FacilitatorError::Unavailable)?;
+            let status = response.status();
+            if status.is_server_error()
+                || status == StatusCode::REQUEST_TIMEOUT
+                || status == StatusCode::TOO_MANY_REQUESTS
+            {
+                return Err(FacilitatorError::Unavailable);
+            }
+            if !(status.is_success() || status.is_client_error()) {
+                return Err(FacilitatorError::Malformed);
+            }
+            match read_capped(response, MAX_ANSWER_BYTES).await {
+                Ok(body) => Ok((status, body)),
+                Err(BodyError::Broken) => Err(FacilitatorError::Unavailable),
+                Err(BodyError::OverCap) => Err(FacilitatorError::Malformed),
+            }
+        };
+        tokio::time::timeout(timeout, call).await.unwrap_or(Err(FacilitatorError::Unavailable))
+    }
+}
+
+/// An answer without the expected field: a 4xx is the facilitator refusing, anything else is
+/// unreadable.
+fn unreadable(status: StatusCode) -> FacilitatorError {
+    if status.is_client_error() { FacilitatorError::Refused } else { FacilitatorError::Malformed }
+}
+
+/// Parses a JSON object, or None.
+fn json_object(bytes: &[u8]) -> Option<Map<String, Value>> {
+    match serde_json::from_slice(bytes) {
+        Ok(Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// `signers[mainnet]` or `signers["solana:*"]`, first entry.
+fn signer_fee_payer(answer: &Map<String, Value>) -> Option<&str> {
+    let signers = answer.get("signers")?.as_object()?;
+    [NETWORK_V2, "solana:*"]
+        .iter()
+        .find_map(|key| signers.get(*key).and_then(Value::as_array).and_then(|a| a.first()))
+        .and_then(Value::as_str)
+}
+
+/// The first `kinds[]` entry for `exact` on Solana mainnet with an `extra.feePayer`.
+fn kinds_fee_payer(answer: &Map<String, Value>) -> Option<&str> {
+    answer.get("kinds")?.as_array()?.iter().find_map(|kind| {
+        let network = kind.get("network").and_then(Value::as_str)?;
+        let scheme_ok = kind.get("scheme").and_then(Value::as_str).is_none_or(|s| s == "exact");
+        if !scheme_ok || !(network == NETWORK_V2 || network == NETWORK_V1) {
+            return None;
+        }
+        kind.get("extra")?.get("feePayer")?.as_str()
+    })
+}

@@ -1,0 +1,851 @@
+//! The payment adapters against a stub HTTP server on 127.0.0.1: the facilitator client
+//! (`/supported`, `/verify`, `/settle`: happy paths, refusals, forged settlements, unreadable
+//! answers, outages and the time bounds) and the Solana fee lookup (`getTransaction`).
+//!
+//! The stub answers by path with canned replies and records every request (method, path,
+//! body). No test sends traffic anywhere but loopback.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use payability_core::challenge::{NETWORK_V2, USDC_MINT};
+use payability_runtime::payment::facilitator::{
+    Facilitator, FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled, Timeouts, Verified,
+};
+use payability_runtime::payment::solana_rpc::transaction_fee;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+
+/// Longest a stub accepts connections, whatever the test does.
+const STUB_LIFETIME: Duration = Duration::from_secs(20);
+/// Largest request the stub reads (head and body), in bytes.
+const MAX_REQUEST: usize = 64 * 1024;
+
+/// A real fee payer (the x402 v2 specification's `/supported` example signer).
+const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
+/// A wallet (metaplex-foundation/Solana.Swift's ATA test owner).
+const PAYER: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+
+/// A base58 64-byte transaction signature.
+fn signature() -> String {
+    "5".repeat(87) + "1"
+}
+
+/// How the stub answers one path.
+#[derive(Debug, Clone)]
+enum Reply {
+    /// A status and a body, with Content-Length, then close.
+    Body(u16, Vec<u8>),
+    /// Read the request and say nothing until the stub dies.
+    Silent,
+    /// Exact bytes, then close.
+    Raw(Vec<u8>),
+}
+
+fn json_reply(status: u16, value: Value) -> Reply {
+    Reply::Body(status, value.to_string().into_bytes())
+}
+
+/// One request the stub saw.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    content_type: Option<String>,
+    body: Vec<u8>,
+}
+
+impl Seen {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("the client sends JSON")
+    }
+}
+
+/// A running stub; dropping it stops it.
+struct Stub {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    task: JoinHandle<()>,
+}
+
+impl Stub {
+    /// Starts a stub on 127.0.0.1 answering each path with its reply (any number of times).
+    async fn start(routes: Vec<(&'static str, Reply)>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let task = tokio::spawn(accept_loop(listener, Arc::new(routes), Arc::clone(&seen)));
+        Self { addr, seen, task }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    routes: Arc<Vec<(&'static str, Reply)>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+) {
+    let end = tokio::time::Instant::now() + STUB_LIFETIME;
+    let mut connections = JoinSet::new();
+    while let Ok(Ok((stream, _))) = tokio::time::timeout_at(end, listener.accept()).await {
+        connections.spawn(serve(stream, Arc::clone(&routes), Arc::clone(&seen)));
+    }
+}
+
+async fn serve(
+    mut stream: TcpStream,
+    routes: Arc<Vec<(&'static str, Reply)>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+) {
+    let Some(request) = read_request(&mut stream).await else {
+        return;
+    };
+    let path = request.path.clone();
+    seen.lock().unwrap().push(request);
+    let reply = routes.iter().find(|(p, _)| *p == path).map(|(_, r)| r.clone());
+    let bytes = match reply {
+        Some(Reply::Body(status, body)) => {
+            let mut bytes = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            )
+            .into_bytes();
+            bytes.extend_from_slice(&body);
+            bytes
+        }
+        Some(Reply::Raw(bytes)) => bytes,
+        Some(Reply::Silent) => {
+            tokio::time::sleep(STUB_LIFETIME).await;
+            return;
+        }
+        None => {
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
+        }
+    };
+    let _ = stream.write_all(&bytes).await;
+    let _ = stream.shutdown().await;
+}
+
+/// Reads one request: head through the blank line, then Content-Length bytes of body.
+async fn read_request(stream: &mut TcpStream) -> Option<Seen> {
+    let read = async {
+        let mut data = Vec::new();
+        let mut buf = [0u8; 4096];
+        let head_end = loop {
+            if let Some(at) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+                break at + 4;
+            }
+            if data.len() > MAX_REQUEST {
+                return None;
+            }
+            let n = stream.read(&mut buf).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            data.extend_from_slice(&buf[..n]);
+        };
+        let head = String::from_utf8(data[..head_end].to_vec()).ok()?;
+        let mut lines = head.split("\r\n");
+        let mut request_line = lines.next()?.split(' ');
+        let method = request_line.next()?.to_owned();
+        let path = request_line.next()?.to_owned();
+        let mut length = 0usize;
+        let mut content_type = None;
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            match name.trim().to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse().ok()?,
+                "content-type" => content_type = Some(value.trim().to_owned()),
+                _ => {}
+            }
+        }
+        if length > MAX_REQUEST {
+            return None;
+        }
+        while data.len() < head_end + length {
+            let n = stream.read(&mut buf).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            data.extend_from_slice(&buf[..n]);
+        }
+        let body = data[head_end..head_end + length].to_vec();
+        Some(Seen { method, path, content_type, body })
+    };
+    tokio::time::timeout(Duration::from_secs(5), read).await.ok()?
+}
+
+/// A port nothing listens on.
+async fn refused_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    port
+}
+
+/// A v2 payment payload as a client sends it.
+fn payment_payload() -> Value {
+    json!({
+        "x402Version": 2,
+        "resource": {"url": "https://api.example/check"},
+        "accepted": requirements(),
+        "payload": {"transaction": "AQID"},
+    })
+}
+
+/// The v2 requirements we would forward.
+fn requirements() -> Value {
+    json!({
+        "scheme": "exact",
+        "network": NETWORK_V2,
+        "amount": "10000",
+        "asset": USDC_MINT,
+        "payTo": PAYER,
+        "maxTimeoutSeconds": 60,
+        "extra": {"feePayer": FEE_PAYER, "memo": "pvm_abcdefgh"},
+    })
+}
+
+/// A facilitator client for the stub, mounted under a path prefix like real facilitators.
+fn client_for(stub: &Stub) -> Facilitator {
+    Facilitator::new(&stub.url("/facilitator/")).expect("a loopback URL is accepted")
+}
+
+async fn fee_payer_from(answer: Reply) -> Result<String, FacilitatorError> {
+    let stub = Stub::start(vec![("/facilitator/supported", answer)]).await;
+    client_for(&stub).fee_payer().await
+}
+
+async fn verify_with(answer: Reply) -> Result<Verified, FacilitatorError> {
+    let stub = Stub::start(vec![("/facilitator/verify", answer)]).await;
+    client_for(&stub).verify(2, &payment_payload(), &requirements()).await
+}
+
+async fn settle_with(version: u8, answer: Reply) -> Result<Settled, FacilitatorError> {
+    let stub = Stub::start(vec![("/facilitator/settle", answer)]).await;
+    client_for(&stub).settle(version, &payment_payload(), &requirements()).await
+}
+
+fn settled_answer(network: &str) -> Value {
+    json!({"success": true, "transaction": signature(), "network": network, "payer": PAYER})
+}
+
+#[tokio::test]
+async fn fee_payer_is_read_from_supported_under_the_base_path() {
+    let stub = Stub::start(vec![(
+        "/facilitator/supported",
+        json_reply(
+            200,
+            json!({"kinds": [], "extensions": [], "signers": {"solana:*": [FEE_PAYER]}}),
+        ),
+    )])
+    .await;
+    assert_eq!(client_for(&stub).fee_payer().await.as_deref(), Ok(FEE_PAYER));
+    let seen = stub.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("GET", "/facilitator/supported"));
+}
+
+#[tokio::test]
+async fn fee_payer_vectors() {
+    let other = "AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o";
+    let kind = |version: u8, network: &str, payer: Value| json!({"x402Version": version, "scheme": "exact", "network": network, "extra": {"feePayer": payer}});
+    let cases: Vec<(&str, Value, Result<&str, FacilitatorError>)> = vec![
+        (
+            "signers: the mainnet key wins over solana:*",
+            json!({"kinds": [], "signers": {"solana:*": [other], NETWORK_V2: [FEE_PAYER, other]}}),
+            Ok(FEE_PAYER),
+        ),
+        (
+            "signers: an empty mainnet list falls back to solana:*",
+            json!({"kinds": [], "signers": {NETWORK_V2: [], "solana:*": [FEE_PAYER]}}),
+            Ok(FEE_PAYER),
+        ),
+        (
+            "signers before kinds",
+            json!({"kinds": [kind(2, NETWORK_V2, json!(other))], "signers": {"solana:*": [FEE_PAYER]}}),
+            Ok(FEE_PAYER),
+        ),
+        (
+            "kinds: v2 mainnet entry",
+            json!({"kinds": [kind(2, "eip155:8453", json!(other)), kind(2, NETWORK_V2, json!(FEE_PAYER))], "signers": {"eip155:*": ["0x12"]}}),
+            Ok(FEE_PAYER),
+        ),
+        (
+            "kinds: v1 solana entry",
+            json!({"kinds": [kind(1, "solana-devnet", json!(other)), kind(1, "solana", json!(FEE_PAYER))]}),
+            Ok(FEE_PAYER),
+        ),
+        (
+            "kinds: another scheme is skipped",
+            json!({"kinds": [{"x402Version": 2, "scheme": "upto", "network": NETWORK_V2, "extra": {"feePayer": other}}, kind(2, NETWORK_V2, json!(FEE_PAYER))]}),
+            Ok(FEE_PAYER),
+        ),
+        (
+            "kinds: devnet only",
+            json!({"kinds": [kind(2, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", json!(FEE_PAYER))]}),
+            Err(FacilitatorError::Malformed),
+        ),
+        (
+            "kinds: no feePayer",
+            json!({"kinds": [{"x402Version": 2, "scheme": "exact", "network": NETWORK_V2}]}),
+            Err(FacilitatorError::Malformed),
+        ),
+        (
+            "signer not base58",
+            json!({"signers": {"solana:*": ["0xdeadbeef"]}}),
+            Err(FacilitatorError::Malformed),
+        ),
+        (
+            "signer too short",
+            json!({"signers": {"solana:*": ["1111"]}}),
+            Err(FacilitatorError::Malformed),
+        ),
+        (
+            "feePayer a number",
+            json!({"kinds": [kind(2, NETWORK_V2, json!(5))]}),
+            Err(FacilitatorError::Malformed),
+        ),
+        ("empty object", json!({}), Err(FacilitatorError::Malformed)),
+        ("an array", json!([FEE_PAYER]), Err(FacilitatorError::Malformed)),
+    ];
+    for (name, answer, want) in cases {
+        let got = fee_payer_from(json_reply(200, answer)).await;
+        assert_eq!(got.as_deref().map_err(|e| *e), want, "{name}");
+    }
+    let statuses = [
+        (404, FacilitatorError::Malformed),
+        (500, FacilitatorError::Unavailable),
+        (503, FacilitatorError::Unavailable),
+        (429, FacilitatorError::Unavailable),
+    ];
+    let good = json!({"signers": {"solana:*": [FEE_PAYER]}});
+    for (status, want) in statuses {
+        assert_eq!(fee_payer_from(json_reply(status, good.clone())).await, Err(want), "{status}");
+    }
+    assert_eq!(
+        fee_payer_from(Reply::Body(200, b"<html>".to_vec())).await,
+        Err(FacilitatorError::Malformed)
+    );
+}
+
+#[tokio::test]
+async fn verify_posts_the_x402_body_and_returns_the_payer() {
+    let stub = Stub::start(vec![(
+        "/facilitator/verify",
+        json_reply(200, json!({"isValid": true, "payer": PAYER})),
+    )])
+    .await;
+    let facilitator = client_for(&stub);
+    let verified = facilitator.verify(2, &payment_payload(), &requirements()).await;
+    assert_eq!(verified, Ok(Verified { payer: Some(PAYER.to_owned()) }));
+    let seen = stub.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/facilitator/verify"));
+    assert_eq!(seen[0].content_type.as_deref(), Some("application/json"));
+    assert_eq!(
+        seen[0].json(),
+        json!({"x402Version": 2, "paymentPayload": payment_payload(), "paymentRequirements": requirements()})
+    );
+
+    // v1 sends x402Version 1 with the same field names.
+    let v1_payload = json!({"x402Version": 1, "scheme": "exact", "network": "solana", "payload": {"transaction": "AQID"}});
+    assert!(facilitator.verify(1, &v1_payload, &requirements()).await.is_ok());
+    assert_eq!(stub.seen()[1].json()["x402Version"], 1);
+    assert_eq!(stub.seen()[1].json()["paymentPayload"], v1_payload);
+}
+
+#[tokio::test]
+async fn verify_answer_vectors() {
+    let cases: Vec<(&str, Reply, Result<Verified, FacilitatorError>)> = vec![
+        (
+            "valid without payer",
+            json_reply(200, json!({"isValid": true})),
+            Ok(Verified { payer: None }),
+        ),
+        (
+            "valid, payer not a pubkey is dropped",
+            json_reply(200, json!({"isValid": true, "payer": "0x857b"})),
+            Ok(Verified { payer: None }),
+        ),
+        (
+            "invalid 200",
+            json_reply(
+                200,
+                json!({"isValid": false, "invalidReason": "insufficient_funds", "payer": PAYER}),
+            ),
+            Err(FacilitatorError::Refused),
+        ),
+        (
+            "invalid 400",
+            json_reply(400, json!({"isValid": false, "invalidReason": "invalid_payload"})),
+            Err(FacilitatorError::Refused),
+        ),
+        (
+            "400 without JSON",
+            Reply::Body(400, b"bad request".to_vec()),
+            Err(FacilitatorError::Refused),
+        ),
+        (
+            "valid but 400",
+            json_reply(400, json!({"isValid": true})),
+            Err(FacilitatorError::Refused),
+        ),
+        (
+            "isValid a string",
+            json_reply(200, json!({"isValid": "true"})),
+            Err(FacilitatorError::Malformed),
+        ),
+        (
+            "200 not JSON",
+            Reply::Body(200, b"{\"isValid\": tru".to_vec()),
+            Err(FacilitatorError::Malformed),
+        ),
+        ("200 empty", Reply::Body(200, Vec::new()), Err(FacilitatorError::Malformed)),
+        (
+            "redirect",
+            Reply::Raw(
+                b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/\r\nContent-Length: 0\r\n\r\n"
+                    .to_vec(),
+            ),
+            Err(FacilitatorError::Malformed),
+        ),
+        (
+            "over the answer cap",
+            Reply::Body(
+                200,
+                format!("{{\"isValid\":true,\"pad\":\"{}\"}}", "x".repeat(300 * 1024)).into_bytes(),
+            ),
+            Err(FacilitatorError::Malformed),
+        ),
+        ("500", json_reply(500, json!({"isValid": true})), Err(FacilitatorError::Unavailable)),
+        ("502", Reply::Body(502, b"bad gateway".to_vec()), Err(FacilitatorError::Unavailable)),
+        ("408", Reply::Body(408, Vec::new()), Err(FacilitatorError::Unavailable)),
+        (
+            "body cut short",
+            Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"isValid\":".to_vec()),
+            Err(FacilitatorError::Unavailable),
+        ),
+        ("not HTTP", Reply::Raw(b"hello\r\n\r\n".to_vec()), Err(FacilitatorError::Unavailable)),
+    ];
+    for (name, reply, want) in cases {
+        assert_eq!(verify_with(reply).await, want, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn settle_success_is_checked_and_rebuilt() {
+    let settled = settle_with(
+        2,
+        json_reply(
+            200,
+            json!({
+                "success": true,
+                "transaction": signature(),
+                "network": NETWORK_V2,
+                "payer": PAYER,
+                "errorReason": "ignored text from the facilitator",
+                "extensions": {"anything": true},
+            }),
+        ),
+    )
+    .await
+    .expect("a checked settlement");
+    assert_eq!(settled.transaction, signature());
+    assert_eq!(settled.network, NETWORK_V2);
+    assert_eq!(settled.payer.as_deref(), Some(PAYER));
+    assert_eq!(settled.raw, settled_answer(NETWORK_V2));
+
+    let v1 = settle_with(
+        1,
+        json_reply(200, json!({"success": true, "transaction": signature(), "network": "solana"})),
+    )
+    .await
+    .expect("a v1 settlement");
+    assert_eq!(v1.network, "solana");
+    assert_eq!(v1.payer, None);
+    assert_eq!(v1.raw, json!({"success": true, "transaction": signature(), "network": "solana"}));
+}
+
+#[tokio::test]
+async fn settle_posts_the_x402_body() {
+    let stub =
+        Stub::start(vec![("/facilitator/settle", json_reply(200, settled_answer(NETWORK_V2)))])
+            .await;
+    client_for(&stub).settle(2, &payment_payload(), &requirements()).await.unwrap();
+    let seen = stub.seen();
+    assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/facilitator/settle"));
+    assert_eq!(
+        seen[0].json(),
+        json!({"x402Version": 2, "paymentPayload": payment_payload(), "paymentRequirements": requirements()})
+    );
+}
+
+#[tokio::test]
+async fn forged_settlement_vectors() {
+    let with = |field: &str, value: Value| {
+        let mut answer = settled_answer(NETWORK_V2);
+        answer[field] = value;
+        answer
+    };
+    let without = |field: &str| {
+        let mut answer = settled_answer(NETWORK_V2);
+        answer.as_object_mut().unwrap().remove(field);
+        answer
+    };
+    let cases: Vec<(&str, u8, Value)> = vec![
+        (
+            "evm hash",
+            2,
+            with(
+                "transaction",
+                json!("0x1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef"),
+            ),
+        ),
+        ("empty transaction", 2, with("transaction", json!(""))),
+        ("missing transaction", 2, without("transaction")),
+        ("32-byte transaction", 2, with("transaction", json!(PAYER))),
+        (
+            "65-byte transaction",
+            2,
+            with("transaction", json!(bs58::encode([9u8; 65]).into_string())),
+        ),
+        ("transaction a number", 2, with("transaction", json!(7))),
+        ("devnet", 2, with("network", json!("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"))),
+        ("v1 name on v2", 2, with("network", json!("solana"))),
+        ("v2 name on v1", 1, settled_answer(NETWORK_V2)),
+        ("missing network", 2, without("network")),
+        ("base", 2, with("network", json!("eip155:8453"))),
+        (
+            "payer not a pubkey",
+            2,
+            with("payer", json!("0x857b06519E91e3A54538791bDbb0E22373e36b66")),
+        ),
+        ("payer a number", 2, with("payer", json!(1))),
+    ];
+    for (name, version, answer) in cases {
+        assert_eq!(
+            settle_with(version, json_reply(200, answer)).await.map(|s| s.transaction),
+            Err(FacilitatorError::Forged),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn settle_refusal_and_unreadable_vectors() {
+    let cases: Vec<(&str, Reply, FacilitatorError)> = vec![
+        (
+            "success false",
+            json_reply(
+                200,
+                json!({"success": false, "errorReason": "insufficient_funds", "transaction": "", "network": NETWORK_V2}),
+            ),
+            FacilitatorError::Refused,
+        ),
+        (
+            "success false on 400",
+            json_reply(400, json!({"success": false})),
+            FacilitatorError::Refused,
+        ),
+        ("400 not JSON", Reply::Body(400, b"nope".to_vec()), FacilitatorError::Refused),
+        (
+            "success true on 400",
+            json_reply(400, settled_answer(NETWORK_V2)),
+            FacilitatorError::Refused,
+        ),
+        (
+            "success missing",
+            json_reply(200, json!({"transaction": signature(), "network": NETWORK_V2})),
+            FacilitatorError::Malformed,
+        ),
+        ("not JSON", Reply::Body(200, b"settled!".to_vec()), FacilitatorError::Malformed),
+        (
+            "JSON array",
+            json_reply(200, json!([settled_answer(NETWORK_V2)])),
+            FacilitatorError::Malformed,
+        ),
+        ("503", json_reply(503, settled_answer(NETWORK_V2)), FacilitatorError::Unavailable),
+    ];
+    for (name, reply, want) in cases {
+        assert_eq!(settle_with(2, reply).await.map(|s| s.transaction), Err(want), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn an_unsupported_version_is_never_sent() {
+    let stub =
+        Stub::start(vec![("/facilitator/verify", json_reply(200, json!({"isValid": true})))]).await;
+    let facilitator = client_for(&stub);
+    assert_eq!(
+        facilitator.verify(3, &payment_payload(), &requirements()).await,
+        Err(FacilitatorError::Malformed)
+    );
+    assert_eq!(
+        facilitator.settle(0, &payment_payload(), &requirements()).await.map(|s| s.transaction),
+        Err(FacilitatorError::Malformed)
+    );
+    assert!(stub.seen().is_empty());
+}
+
+#[tokio::test]
+async fn a_refused_port_is_unavailable_at_once() {
+    let port = refused_port().await;
+    let facilitator = Facilitator::new(&format!("http://127.0.0.1:{port}")).unwrap();
+    let started = Instant::now();
+    assert_eq!(facilitator.fee_payer().await, Err(FacilitatorError::Unavailable));
+    assert_eq!(
+        facilitator.verify(2, &payment_payload(), &requirements()).await,
+        Err(FacilitatorError::Unavailable)
+    );
+    assert_eq!(
+        facilitator.settle(2, &payment_payload(), &requirements()).await.map(|s| s.transaction),
+        Err(FacilitatorError::Unavailable)
+    );
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn a_silent_facilitator_is_unavailable_within_the_published_bounds() {
+    let stub = Stub::start(vec![
+        ("/facilitator/supported", Reply::Silent),
+        ("/facilitator/verify", Reply::Silent),
+        ("/facilitator/settle", Reply::Silent),
+    ])
+    .await;
+    let facilitator = client_for(&stub);
+    let timed = async |bound: Duration,
+                       call: std::pin::Pin<
+        Box<dyn Future<Output = Option<FacilitatorError>> + '_>,
+    >| {
+        let started = Instant::now();
+        (call.await, bound, started.elapsed())
+    };
+    let (supported, verify, settle) = tokio::join!(
+        timed(REQUEST_TIMEOUT, Box::pin(async { facilitator.fee_payer().await.err() })),
+        timed(
+            REQUEST_TIMEOUT,
+            Box::pin(async {
+                facilitator.verify(2, &payment_payload(), &requirements()).await.err()
+            })
+        ),
+        timed(
+            SETTLE_TIMEOUT,
+            Box::pin(async {
+                facilitator.settle(2, &payment_payload(), &requirements()).await.err()
+            })
+        ),
+    );
+    assert_eq!(REQUEST_TIMEOUT, Duration::from_secs(4));
+    assert_eq!(SETTLE_TIMEOUT, Duration::from_secs(8));
+    for (name, (error, bound, elapsed)) in
+        [("supported", supported), ("verify", verify), ("settle", settle)]
+    {
+        assert_eq!(error, Some(FacilitatorError::Unavailable), "{name}");
+        assert!(elapsed >= bound - Duration::from_millis(50), "{name} gave up early: {elapsed:?}");
+        assert!(elapsed < bound + Duration::from_millis(1_500), "{name} overran: {elapsed:?}");
+    }
+}
+
+#[tokio::test]
+async fn shorter_bounds_apply_to_a_body_that_never_finishes() {
+    // Headers arrive, the body never completes: the whole exchange is bounded, not just the
+    // wait for headers.
+    let stub = Stub::start(vec![(
+        "/facilitator/settle",
+        Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"success\":".to_vec()),
+    )])
+    .await;
+    let timeouts = Timeouts {
+        connect: Duration::from_millis(500),
+        request: Duration::from_millis(300),
+        settle: Duration::from_millis(600),
+    };
+    let facilitator = Facilitator::with_timeouts(&stub.url("/facilitator"), timeouts).unwrap();
+    let started = Instant::now();
+    let result = facilitator.settle(2, &payment_payload(), &requirements()).await;
+    // The stub closes after writing, so this is either a broken body or the bound: both are
+    // Unavailable, and both well within the settle bound.
+    assert_eq!(result.map(|s| s.transaction), Err(FacilitatorError::Unavailable));
+    assert!(started.elapsed() < Duration::from_millis(1_500));
+}
+
+#[test]
+fn bad_facilitator_urls_are_refused_at_build_time() {
+    for url in [
+        "",
+        "facilitator",
+        "ftp://127.0.0.1/",
+        "http://",
+        "http://127.0.0.1/?key=1",
+        "http://127.0.0.1/#x",
+    ] {
+        assert_eq!(Facilitator::new(url).map(|_| ()), Err(FacilitatorError::Malformed), "{url:?}");
+    }
+    for url in
+        ["http://127.0.0.1:9", "https://facilitator.example/x402/", "https://x402.org/facilitator"]
+    {
+        assert!(Facilitator::new(url).is_ok(), "{url}");
+    }
+    assert_eq!(
+        format!("{:?}", Facilitator::new("https://user:secret@f.example/").unwrap()),
+        "Facilitator { .. }"
+    );
+}
+
+#[test]
+fn facilitator_errors_are_closed_form() {
+    let all = [
+        FacilitatorError::Unavailable,
+        FacilitatorError::Refused,
+        FacilitatorError::Forged,
+        FacilitatorError::Malformed,
+    ];
+    let rules: Vec<&str> = all.iter().map(|e| e.rule()).collect();
+    assert_eq!(
+        rules,
+        [
+            "facilitator_unavailable",
+            "facilitator_refused",
+            "facilitator_forged",
+            "facilitator_malformed"
+        ]
+    );
+    for error in all {
+        assert_eq!(error.to_string(), error.message());
+    }
+    assert!(FacilitatorError::Unavailable.message().contains("do not pay"));
+}
+
+// ---- Solana fee lookup -------------------------------------------------------------------
+
+async fn fee_from(reply: Reply) -> (Option<u64>, Vec<Seen>) {
+    let stub = Stub::start(vec![("/rpc", reply)]).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let fee =
+        transaction_fee(&client, &stub.url("/rpc"), &signature(), Duration::from_secs(2)).await;
+    (fee, stub.seen())
+}
+
+#[tokio::test]
+async fn transaction_fee_reads_meta_fee_of_get_transaction() {
+    let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"slot": 5, "meta": {"err": null, "fee": 5000}, "transaction": {}}});
+    let (fee, seen) = fee_from(json_reply(200, answer)).await;
+    assert_eq!(fee, Some(5000));
+    assert_eq!(seen.len(), 1);
+    assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/rpc"));
+    assert_eq!(
+        seen[0].json(),
+        json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "getTransaction",
+            "params": [signature(), {"encoding": "json", "maxSupportedTransactionVersion": 0, "commitment": "confirmed"}],
+        })
+    );
+}
+
+#[tokio::test]
+async fn transaction_fee_is_none_on_anything_else() {
+    let cases: Vec<(&str, Reply)> = vec![
+        ("not yet confirmed", json_reply(200, json!({"jsonrpc": "2.0", "id": 1, "result": null}))),
+        (
+            "rpc error",
+            json_reply(
+                200,
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid param"}}),
+            ),
+        ),
+        (
+            "fee a string",
+            json_reply(
+                200,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"meta": {"fee": "5000"}}}),
+            ),
+        ),
+        (
+            "fee negative",
+            json_reply(200, json!({"jsonrpc": "2.0", "id": 1, "result": {"meta": {"fee": -1}}})),
+        ),
+        (
+            "meta null",
+            json_reply(200, json!({"jsonrpc": "2.0", "id": 1, "result": {"meta": null}})),
+        ),
+        ("no jsonrpc member", json_reply(200, json!({"id": 1, "result": {"meta": {"fee": 5000}}}))),
+        (
+            "500",
+            json_reply(500, json!({"jsonrpc": "2.0", "id": 1, "result": {"meta": {"fee": 5000}}})),
+        ),
+        ("429", json_reply(429, json!({}))),
+        ("not JSON", Reply::Body(200, b"fee=5000".to_vec())),
+        (
+            "over the cap",
+            Reply::Body(
+                200,
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"result\":{{\"meta\":{{\"fee\":1}}}},\"pad\":\"{}\"}}",
+                    "x".repeat(300 * 1024)
+                )
+                .into_bytes(),
+            ),
+        ),
+        (
+            "cut short",
+            Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\":".to_vec()),
+        ),
+    ];
+    for (name, reply) in cases {
+        assert_eq!(fee_from(reply).await.0, None, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn transaction_fee_is_none_within_the_bound_when_the_rpc_is_silent() {
+    let stub = Stub::start(vec![("/rpc", Reply::Silent)]).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let bound = Duration::from_millis(400);
+    let started = Instant::now();
+    assert_eq!(transaction_fee(&client, &stub.url("/rpc"), &signature(), bound).await, None);
+    let elapsed = started.elapsed();
+    assert!(elapsed >= bound - Duration::from_millis(20), "{elapsed:?}");
+    assert!(elapsed < bound + Duration::from_millis(500), "{elapsed:?}");
+}
+
+#[tokio::test]
+async fn transaction_fee_never_sends_a_malformed_signature() {
+    let stub = Stub::start(vec![(
+        "/rpc",
+        json_reply(200, json!({"jsonrpc": "2.0", "result": {"meta": {"fee": 1}}})),
+    )])
+    .await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    for bad in ["", "0x12", PAYER, "\"]}", &"1".repeat(65)] {
+        assert_eq!(
+            transaction_fee(&client, &stub.url("/rpc"), bad, Duration::from_secs(1)).await,
+            None,
+            "{bad}"
+        );
+    }
+    assert!(stub.seen().is_empty());
+    let refused = format!("http://127.0.0.1:{}/rpc", refused_port().await);
+    assert_eq!(
+        transaction_fee(&client, &refused, &signature(), Duration::from_secs(1)).await,
+        None
+    );
+}
