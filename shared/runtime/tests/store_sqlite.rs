@@ -306,7 +306,7 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
         Ok(AdvanceOutcome::Advanced)
     );
     for _ in 0..MAX_RESUMES {
-        let resumed = store.resume(&claimed, PaidOp::Check, T0).await;
+        let resumed = store.resume(&claimed, PaidOp::Check, UtcMillis(T0.0 + IN_FLIGHT_MS)).await;
         assert_eq!(
             resumed,
             Ok(ResumeOutcome::Resumed { tx: Base58Id::parse(&"5".repeat(88)).unwrap() }),

@@ -233,6 +233,9 @@ impl<S: Stores> Service<S> {
             match facilitator.verify(version.number(), &decoded.payload, &requirements).await {
                 Ok(verified) => verified,
                 Err(FacilitatorError::Refused) => {
+                    if self.store.is_claimed(&id).await.map_err(|_| store_unavailable())? {
+                        return Err(already_used());
+                    }
                     self.count(Counter::PaymentFailure).await;
                     return Err(self.challenge_response(
                         route,
@@ -248,13 +251,7 @@ impl<S: Stores> Service<S> {
                 ClaimOutcome::AlreadyClaimed => {
                     match self.store.resume(&id, op, now).await.map_err(|_| store_unavailable())? {
                         ResumeOutcome::Resumed { tx } => Some(tx),
-                        ResumeOutcome::Refused => {
-                            return Err(error(
-                                StatusCode::CONFLICT,
-                                "payment_already_used",
-                                "this payment was already used; a payment buys one verdict",
-                            ));
-                        }
+                        ResumeOutcome::Refused => return Err(already_used()),
                     }
                 }
             };
@@ -444,6 +441,14 @@ fn counter_of(entry: &LedgerEntry) -> Counter {
 /// The settlement response echoed on a resumed delivery (the original was not kept).
 fn resumed_settlement(tx: &Base58Id, version: Version) -> Value {
     json!({"success": true, "transaction": tx.as_str(), "network": version.network()})
+}
+
+fn already_used() -> ApiResponse {
+    error(
+        StatusCode::CONFLICT,
+        "payment_already_used",
+        "this payment was already used; a payment buys one verdict",
+    )
 }
 
 fn payments_unavailable() -> ApiResponse {

@@ -46,6 +46,10 @@ pub trait PaymentClaims: Send + Sync {
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
 
+    /// Whether a claim for this payment exists (a read, only to word an answer: "already
+    /// used" rather than "not verified"; the once-only rule is the conditional claim).
+    fn is_claimed(&self, id: &PaymentId) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
     /// Records a verified claim's settlement and its transaction (verified -> settled).
     fn mark_settled(
         &self,

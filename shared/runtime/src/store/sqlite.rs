@@ -376,6 +376,18 @@ impl PaymentClaims for SqliteStore {
         .await
     }
 
+    async fn is_claimed(&self, id: &PaymentId) -> Result<bool, StoreError> {
+        let key = id.key();
+        self.with_connection(move |connection| {
+            let found: Option<i64> = connection
+                .prepare_cached("SELECT 1 FROM payments WHERE pk = ?1")?
+                .query_row(params![key], |row| row.get(0))
+                .optional()?;
+            Ok(found.is_some())
+        })
+        .await
+    }
+
     async fn mark_settled(
         &self,
         id: &PaymentId,
@@ -427,7 +439,7 @@ impl PaymentClaims for SqliteStore {
                 .prepare_cached(
                     "UPDATE payments SET resumes = resumes + 1
                      WHERE pk = ?1 AND op = ?2 AND marker = ?3 AND resumes < ?4
-                       AND claimed_at_ms > ?5
+                       AND claimed_at_ms > ?5 AND claimed_at_ms <= ?6
                      RETURNING payment_tx",
                 )?
                 .query_row(
@@ -436,7 +448,8 @@ impl PaymentClaims for SqliteStore {
                         op.as_str(),
                         ClaimMarker::Settled.as_str(),
                         MAX_RESUMES,
-                        claimed_after
+                        claimed_after,
+                        now.0.saturating_sub(IN_FLIGHT_MS)
                     ],
                     |row| row.get(0),
                 )

@@ -14,6 +14,10 @@ pub const FREE_PER_DAY: u32 = 100;
 pub const FREE_MIN_INTERVAL_MS: i64 = 5_000;
 /// How often one settled, undelivered payment may be resumed.
 pub const MAX_RESUMES: u32 = 3;
+/// How long after its claim a payment may still be in flight (its original request
+/// settling and delivering; API Gateway ends every request within 30 s): a resume comes
+/// only after this, so a concurrent duplicate never gets a second verdict.
+pub const IN_FLIGHT_MS: i64 = 30_000;
 /// How long a payment claim lives before TTL removes it, in milliseconds (24 h).
 pub const CLAIM_TTL_MS: i64 = 24 * 60 * 60 * 1000;
 /// Most days one metrics read covers (the last ones of the asked range).

@@ -124,7 +124,9 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
     let store = fixture.fresh().await;
     let id = PaymentId::Transaction(tx(7));
     let other = PaymentId::PayloadSha256([9; 32]);
+    assert_eq!(store.is_claimed(&id).await, Ok(false));
     assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.is_claimed(&id).await, Ok(true));
     assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
     assert_eq!(store.claim(&id, PaidOp::Memo, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
     assert_eq!(store.claim(&other, PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
@@ -154,18 +156,23 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let settle_tx = tx(110);
     store.mark_settled(&id, &settle_tx).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Memo, at(2)).await,
+        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS - 1)).await,
+        Ok(ResumeOutcome::Refused),
+        "settled moments ago: maybe still delivering, not resumed"
+    );
+    assert_eq!(
+        store.resume(&id, PaidOp::Memo, at(IN_FLIGHT_MS + 2)).await,
         Ok(ResumeOutcome::Refused),
         "other op"
     );
     for _ in 0..MAX_RESUMES {
         assert_eq!(
-            store.resume(&id, PaidOp::Check, at(3)).await,
+            store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 3)).await,
             Ok(ResumeOutcome::Resumed { tx: settle_tx.clone() })
         );
     }
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(4)).await,
+        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 4)).await,
         Ok(ResumeOutcome::Refused),
         "bounded"
     );
@@ -189,7 +196,7 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     store.mark_settled(&delivered, &settle_tx).await.unwrap();
     store.mark_delivered(&delivered).await.unwrap();
     assert_eq!(
-        store.resume(&delivered, PaidOp::Check, at(5)).await,
+        store.resume(&delivered, PaidOp::Check, at(IN_FLIGHT_MS + 5)).await,
         Ok(ResumeOutcome::Refused),
         "delivered"
     );

@@ -9,8 +9,8 @@ use super::DynamoStore;
 use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_text, text};
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
-    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, MAX_RESUMES, PaidOp,
-    PaymentClaims, PaymentId, ResumeOutcome, StoreError, UtcMillis,
+    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, MAX_RESUMES,
+    PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
@@ -42,6 +42,19 @@ impl PaymentClaims for DynamoStore {
         }
     }
 
+    async fn is_claimed(&self, id: &PaymentId) -> Result<bool, StoreError> {
+        let stored = self
+            .client
+            .get_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(id.key())))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(stored.item().is_some())
+    }
+
     async fn mark_settled(
         &self,
         id: &PaymentId,
@@ -70,7 +83,7 @@ impl PaymentClaims for DynamoStore {
             .set_key(Some(key_of(id.key())))
             .update_expression("ADD #resumes :one")
             .condition_expression(
-                "#op = :op AND #marker = :settled AND #claimed_at > :expired_before AND #resumes < :max",
+                "#op = :op AND #marker = :settled AND #claimed_at > :expired_before AND #claimed_at <= :ended_before AND #resumes < :max",
             )
             .expression_attribute_names("#resumes", "resumes")
             .expression_attribute_names("#op", "op")
@@ -80,6 +93,7 @@ impl PaymentClaims for DynamoStore {
             .expression_attribute_values(":op", text(op.as_str()))
             .expression_attribute_values(":settled", text(ClaimMarker::Settled.as_str()))
             .expression_attribute_values(":expired_before", number(now.0.saturating_sub(CLAIM_TTL_MS)))
+            .expression_attribute_values(":ended_before", number(now.0.saturating_sub(IN_FLIGHT_MS)))
             .expression_attribute_values(":max", number(MAX_RESUMES))
             .return_values(ReturnValue::AllNew)
             .send()
