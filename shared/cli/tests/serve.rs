@@ -150,3 +150,39 @@ fn a_house_check_is_signed_and_nothing_fetched_reaches_the_log() {
     assert!(log.contains("\"route\":\"check\""), "the log has request lines: {log}");
     assert!(!log.contains(CANARY) && !log.contains("/paid") && !log.contains(HOUSE_TOKEN), "{log}");
 }
+
+#[test]
+fn a_missing_or_bad_setting_stops_the_server_with_one_line_naming_it() {
+    let vectors = [
+        (vec![], "PAYABILITY_OPERATOR_WALLET is not set"),
+        (
+            vec![("PAYABILITY_OPERATOR_WALLET", "not-a-wallet")],
+            "PAYABILITY_OPERATOR_WALLET is not a base58",
+        ),
+        (
+            vec![
+                ("PAYABILITY_OPERATOR_WALLET", support::WALLET),
+                ("PAYABILITY_FACILITATOR_URL", "ftp://x"),
+            ],
+            "PAYABILITY_FACILITATOR_URL is not an http(s) URL",
+        ),
+        (
+            vec![("PAYABILITY_OPERATOR_WALLET", support::WALLET), ("PAYABILITY_STORE", "dynamodb")],
+            "PAYABILITY_TABLE_",
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("payability-config-{}", std::process::id()));
+    for (env, said) in vectors {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_payability"))
+            .args(["serve", "--port", "0"])
+            .env_clear()
+            .env("XDG_DATA_HOME", &dir)
+            .envs(env)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(last.starts_with("configuration: ") && last.contains(said), "{stderr}");
+    }
+}

@@ -6,7 +6,7 @@
 use aws_sdk_dynamodb::types::ReturnValue;
 
 use super::DynamoStore;
-use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_text, text};
+use super::attributes::{Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_text, text};
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, MAX_RESUMES,
@@ -43,16 +43,7 @@ impl PaymentClaims for DynamoStore {
     }
 
     async fn is_claimed(&self, id: &PaymentId) -> Result<bool, StoreError> {
-        let stored = self
-            .client
-            .get_item()
-            .table_name(&self.tables.payments)
-            .set_key(Some(key_of(id.key())))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(unavailable)?;
-        Ok(stored.item().is_some())
+        Ok(self.stored_claim(id).await?.is_some())
     }
 
     async fn mark_settled(
@@ -144,6 +135,13 @@ impl DynamoStore {
     /// After a failed condition: Claimed if the stored claim carries our token (our own
     /// first attempt, retried by the SDK), else AlreadyClaimed. Read only to tell them apart.
     async fn claimed_by(&self, id: &PaymentId, token: &str) -> Result<ClaimOutcome, StoreError> {
+        let stored = self.stored_claim(id).await?;
+        let ours = stored.is_some_and(|item| read_text(&item, "claim_token") == Ok(token));
+        Ok(if ours { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
+    }
+
+    /// The stored claim of a payment (a strongly consistent read).
+    async fn stored_claim(&self, id: &PaymentId) -> Result<Option<Item>, StoreError> {
         let stored = self
             .client
             .get_item()
@@ -153,8 +151,7 @@ impl DynamoStore {
             .send()
             .await
             .map_err(unavailable)?;
-        let ours = stored.item().is_some_and(|item| read_text(item, "claim_token") == Ok(token));
-        Ok(if ours { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
+        Ok(stored.item)
     }
 }
 
