@@ -23,11 +23,6 @@ impl ApiResponse {
         self.status
     }
 
-    /// The value of a header this response carries.
-    pub fn header(&self, name: &str) -> Option<&HeaderValue> {
-        self.headers.iter().find(|(n, _)| n.as_str() == name).map(|(_, v)| v)
-    }
-
     /// The body bytes.
     pub fn body(&self) -> &[u8] {
         &self.body

@@ -125,15 +125,6 @@ impl PaidOp {
             Self::Memo => "memo",
         }
     }
-
-    /// Parses a stored op name.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "check" => Some(Self::Check),
-            "memo" => Some(Self::Memo),
-            _ => None,
-        }
-    }
 }
 
 /// A USD/CAD rate as published: a decimal string and the date it was published for.
@@ -287,12 +278,6 @@ impl LedgerKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    /// Parses a stored key (only the two ledger prefixes are accepted).
-    pub fn parse(text: &str) -> Option<Self> {
-        let known = text.starts_with(CHECK_LEDGER_PREFIX) || text.starts_with(MEMO_LEDGER_PREFIX);
-        known.then(|| Self(text.to_owned()))
-    }
 }
 
 /// One ledger entry: the specification's closed field list and nothing else.
@@ -396,16 +381,6 @@ impl ClaimMarker {
             Self::Verified => "verified",
             Self::Settled => "settled",
             Self::Delivered => "delivered",
-        }
-    }
-
-    /// Parses a stored marker.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "verified" => Some(Self::Verified),
-            "settled" => Some(Self::Settled),
-            "delivered" => Some(Self::Delivered),
-            _ => None,
         }
     }
 }
