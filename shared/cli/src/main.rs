@@ -223,12 +223,18 @@ fn run_demo() -> ExitCode {
 
 fn run_serve(port: u16) -> ExitCode {
     init_json_logs();
-    let seed = match payability_runtime::signing_key::load_or_create_seed() {
-        Ok((seed, KeySource::Generated(path))) => {
+    let local_seed = if payability_runtime::secrets::wanted_from_aws() {
+        Ok(None)
+    } else {
+        payability_runtime::signing_key::load_or_create_seed().map(Some)
+    };
+    let seed = match local_seed {
+        Ok(None) => None,
+        Ok(Some((seed, KeySource::Generated(path)))) => {
             eprintln!("payability: generated a new signing key at {}", path.display());
-            seed
+            Some(seed)
         }
-        Ok((seed, KeySource::Existing(_))) => seed,
+        Ok(Some((seed, KeySource::Existing(_)))) => Some(seed),
         Err(e) => {
             print_error("signing_key", &e.to_string());
             return ExitCode::from(EXIT_FAILED);

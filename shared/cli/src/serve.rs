@@ -15,21 +15,36 @@ use hyper_util::rt::TokioIo;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::{ApiRequest, MAX_REQUEST_BODY_BYTES, Service, Stores};
 use payability_runtime::clock;
+use payability_runtime::secrets;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::DynamoStore;
 use payability_runtime::store::sqlite::SqliteStore;
 use tokio::net::TcpListener;
 
-/// Runs the server until the process is stopped; errors are closed-form lines.
-pub async fn serve(port: u16, seed: [u8; 32]) -> Result<(), String> {
+/// Runs the server until the process is stopped; errors are closed-form lines. Without a
+/// local seed the secrets come from Secrets Manager (their ARN variables are set).
+pub async fn serve(port: u16, local_seed: Option<[u8; 32]>) -> Result<(), String> {
     let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
         .await
         .map_err(|_| "serve: the port cannot be bound on 127.0.0.1".to_owned())?;
     let local = listener.local_addr().map_err(|_| "serve: no local address".to_owned())?;
-    let config =
+    let mut config =
         ServiceConfig::from_env(Some(&format!("http://{local}"))).map_err(|e| e.to_string())?;
-    match config.store.clone() {
-        StoreChoice::Embedded(path) => {
+    let needs_aws = local_seed.is_none() || matches!(config.store, StoreChoice::DynamoDb(_));
+    let sdk = match needs_aws {
+        true => Some(aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await),
+        false => None,
+    };
+    let seed = match local_seed {
+        Some(seed) => seed,
+        None => {
+            let secrets = secrets::load_from_env(sdk.as_ref()).await.map_err(|e| e.to_string())?;
+            config.house_token = secrets.house_token.or(config.house_token);
+            secrets.signing_seed
+        }
+    };
+    match (config.store.clone(), sdk) {
+        (StoreChoice::Embedded(path), _) => {
             let store =
                 SqliteStore::open(&path).map_err(|e| format!("serve: embedded store: {e}"))?;
             run(
@@ -38,8 +53,8 @@ pub async fn serve(port: u16, seed: [u8; 32]) -> Result<(), String> {
             )
             .await
         }
-        StoreChoice::DynamoDb(tables) => {
-            let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        (StoreChoice::DynamoDb(tables), sdk) => {
+            let sdk = sdk.ok_or_else(|| "serve: no AWS configuration".to_owned())?;
             let store = DynamoStore::new(&sdk, tables);
             run(
                 listener,

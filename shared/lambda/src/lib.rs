@@ -9,7 +9,7 @@ use lambda_http::{Body, Request, RequestExt, service_fn};
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::{ApiRequest, ApiResponse, Route, Service, Stores};
 use payability_runtime::clock;
-use payability_runtime::signing_key::load_or_create_seed;
+use payability_runtime::secrets;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::DynamoStore;
 use payability_runtime::store::sqlite::SqliteStore;
@@ -17,13 +17,15 @@ use payability_runtime::store::sqlite::SqliteStore;
 /// Runs a function that answers `routes` (other paths: 404 `not_found`).
 pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     init_logs();
-    let config = ServiceConfig::from_env(None)?;
-    let (seed, _) = load_or_create_seed()?;
+    let mut config = ServiceConfig::from_env(None)?;
+    let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let secrets = secrets::load_from_env(Some(&sdk)).await?;
+    config.house_token = secrets.house_token.or(config.house_token);
+    let seed = secrets.signing_seed;
     match config.store.clone() {
         StoreChoice::DynamoDb(tables) => {
-            let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-            serve(routes, Service::new(config, &seed, DynamoStore::new(&sdk, tables), clock::now)?)
-                .await
+            let store = DynamoStore::new(&sdk, tables);
+            serve(routes, Service::new(config, &seed, store, clock::now)?).await
         }
         StoreChoice::Embedded(path) => {
             let store = SqliteStore::open(&path)?;

@@ -7,5 +7,6 @@ pub mod clock;
 pub mod fetch;
 pub mod fx;
 pub mod payment;
+pub mod secrets;
 pub mod signing_key;
 pub mod store;
