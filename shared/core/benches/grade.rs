@@ -5,60 +5,30 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use payability_core::capture::{BODY_CAP_BYTES, Capture, CapturedBody, FetchOutcome};
+use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
 use payability_core::report::{UtcMillis, check_report};
 use payability_core::signing::ReportSigner;
-use serde_json::json;
 
 const CALLED_URL: &str = "https://seller.example/api/v1/reports/market-depth?pair=SOL-USDC";
 const PAY_TO: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const TOKEN_ACCOUNT: &str = "7UX2i7SucgLMQcfZ75s3VXmZZY4YRUyJN9X1RgfMoDUi";
 const FEE_PAYER: &str = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
-const USDC_MINT: &str = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
-/// A v1 JSON body and a base64 v2 `PAYMENT-REQUIRED` value carrying the same offer.
+/// A v1 JSON body and a base64 v2 `PAYMENT-REQUIRED` value: the service's own challenge shape.
 fn challenge(memo: &str, description: &str) -> (Vec<u8>, Vec<u8>) {
-    let body = json!({
-        "x402Version": 1,
-        "error": "X-PAYMENT header is required",
-        "accepts": [{
-            "scheme": "exact",
-            "network": "solana",
-            "maxAmountRequired": "10000",
-            "amount": "10000",
-            "resource": CALLED_URL,
-            "description": description,
-            "mimeType": "application/json",
-            "payTo": PAY_TO,
-            "maxTimeoutSeconds": 60,
-            "asset": USDC_MINT,
-            "extra": {"feePayer": FEE_PAYER, "usdc_token_account": TOKEN_ACCOUNT, "memo": memo}
-        }]
+    let served = own_challenge(&ChallengeTerms {
+        resource_url: CALLED_URL,
+        description,
+        pay_to: PAY_TO,
+        fee_payer: FEE_PAYER,
+        token_account: TOKEN_ACCOUNT,
+        memo,
     });
-    let header = json!({
-        "x402Version": 2,
-        "resource": {
-            "url": CALLED_URL,
-            "description": "Market depth report",
-            "mimeType": "application/json"
-        },
-        "accepts": [{
-            "scheme": "exact",
-            "network": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-            "amount": "10000",
-            "payTo": PAY_TO,
-            "maxTimeoutSeconds": 60,
-            "asset": USDC_MINT,
-            "extra": {"feePayer": FEE_PAYER, "memo": memo}
-        }]
-    });
-    let header = STANDARD.encode(serde_json::to_vec(&header).unwrap()).into_bytes();
-    (serde_json::to_vec(&body).unwrap(), header)
+    (served.body, served.payment_required.into_bytes())
 }
 
 /// The typical challenge (a ~1 KB body plus header) and the near-cap one (body exactly at

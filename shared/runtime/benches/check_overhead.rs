@@ -12,17 +12,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use criterion::Criterion;
 use payability_core::capture::FetchOutcome;
+use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{CheckState, grade_check};
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_core::report::{SignedReport, check_report};
 use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
-use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
@@ -30,44 +28,19 @@ use tokio::runtime::Runtime;
 const PAY_TO: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const TOKEN_ACCOUNT: &str = "7UX2i7SucgLMQcfZ75s3VXmZZY4YRUyJN9X1RgfMoDUi";
 const FEE_PAYER: &str = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
-const USDC_MINT: &str = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const PATH: &str = "/api/v1/reports/market-depth?pair=SOL-USDC";
 
-/// The full HTTP/1.1 402 response for a resource URL: v1 body and v2 header.
+/// The full HTTP/1.1 402 response for a resource URL: the service's own challenge shape.
 fn challenge_response(resource: &str) -> Vec<u8> {
-    let memo = "pv-7f3a9c21e4b84d0f";
-    let body = json!({
-        "x402Version": 1,
-        "error": "X-PAYMENT header is required",
-        "accepts": [{
-            "scheme": "exact",
-            "network": "solana",
-            "maxAmountRequired": "10000",
-            "amount": "10000",
-            "resource": resource,
-            "description": "Order-book depth for SOL/USDC, 20 levels, refreshed each slot.",
-            "mimeType": "application/json",
-            "payTo": PAY_TO,
-            "maxTimeoutSeconds": 60,
-            "asset": USDC_MINT,
-            "extra": {"feePayer": FEE_PAYER, "usdc_token_account": TOKEN_ACCOUNT, "memo": memo}
-        }]
+    let served = own_challenge(&ChallengeTerms {
+        resource_url: resource,
+        description: "Order-book depth for SOL/USDC, 20 levels, refreshed each slot.",
+        pay_to: PAY_TO,
+        fee_payer: FEE_PAYER,
+        token_account: TOKEN_ACCOUNT,
+        memo: "pv-7f3a9c21e4b84d0f",
     });
-    let header = json!({
-        "x402Version": 2,
-        "resource": {"url": resource, "description": "Market depth", "mimeType": "application/json"},
-        "accepts": [{
-            "scheme": "exact",
-            "network": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-            "amount": "10000",
-            "payTo": PAY_TO,
-            "maxTimeoutSeconds": 60,
-            "asset": USDC_MINT,
-            "extra": {"feePayer": FEE_PAYER, "memo": memo}
-        }]
-    });
-    let body = serde_json::to_vec(&body).unwrap();
-    let header = STANDARD.encode(serde_json::to_vec(&header).unwrap());
+    let (body, header) = (served.body, served.payment_required);
     let mut out = format!(
         "HTTP/1.1 402 Payment Required\r\nContent-Type: application/json\r\n\
          PAYMENT-REQUIRED: {header}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
