@@ -1,8 +1,6 @@
-//! Lambda function: the criteria route.
-
-use payability_runtime::api::Route;
+//! Lambda function: the criteria route (published keys only; no seed, no store).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    payability_lambda::run(&[Route::Criteria]).await
+    payability_lambda::run_criteria().await
 }

@@ -1,8 +1,6 @@
-//! Lambda function: the metrics route.
-
-use payability_runtime::api::Route;
+//! Lambda function: the metrics route (the counters in the store only).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    payability_lambda::run(&[Route::Metrics]).await
+    payability_lambda::run_metrics().await
 }

@@ -107,6 +107,7 @@ async fn answer<S: Stores>(
         headers: parts.headers,
         body,
         source_ip: Some(peer.ip()),
+        public_base_url: None,
         request_id,
     };
     service.handle(api_request).await.into_http().map(|body| Full::new(Bytes::from(body)))

@@ -7,7 +7,9 @@ mod support;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
-use payability_core::signing::verify_signed;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use payability_core::signing::{ReportSigner, verify_signed};
 use serde_json::{Value, json};
 use support::{HOUSE_TOKEN, Server, trusted};
 
@@ -152,6 +154,54 @@ fn a_house_check_is_signed_and_nothing_fetched_reaches_the_log() {
 }
 
 #[test]
+fn criteria_publish_the_pinned_key_and_the_retired_keys_with_their_windows() {
+    let dir = std::env::temp_dir().join(format!("payability-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let seed_file = dir.join("seed");
+    std::fs::write(&seed_file, STANDARD.encode([3u8; 32])).unwrap();
+    let current = ReportSigner::from_seed(&[3; 32]).descriptor().clone();
+    let retired = ReportSigner::from_seed(&[4; 32]).descriptor().clone();
+    let previous = json!([{
+        "publicKey": retired.jwk.x,
+        "validFrom": "2026-01-01T00:00:00.000Z",
+        "validUntil": "2026-11-01T00:00:00.000Z",
+    }])
+    .to_string();
+    let server = Server::start(&[
+        ("PAYABILITY_SIGNING_KEY_FILE", seed_file.to_str().unwrap()),
+        ("PAYABILITY_SIGNING_PUBLIC_KEY", &current.jwk.x),
+        ("PAYABILITY_SIGNING_KEY_VALID_FROM", "2026-11-01T00:00:00.000Z"),
+        ("PAYABILITY_PREVIOUS_SIGNING_KEYS", &previous),
+    ]);
+    let (status, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
+    assert_eq!(status, 200);
+    let keys = &criteria["signing_keys"];
+    assert_eq!(keys[0]["keyId"], current.key_id.as_str());
+    assert_eq!(keys[0]["valid_from"], "2026-11-01T00:00:00.000Z");
+    assert_eq!(keys[0]["valid_until"], Value::Null);
+    assert_eq!(keys[1]["keyId"], retired.key_id.as_str());
+    assert_eq!(keys[1]["fingerprint"], retired.fingerprint.as_str());
+    assert_eq!(keys[1]["valid_from"], "2026-01-01T00:00:00.000Z");
+    assert_eq!(keys[1]["valid_until"], "2026-11-01T00:00:00.000Z");
+    assert_eq!(keys.as_array().map(Vec::len), Some(2));
+    server.stop();
+
+    // A seed that is not the pinned key never signs: the server does not start.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_payability"))
+        .args(["serve", "--port", "0"])
+        .env_clear()
+        .env("XDG_DATA_HOME", &dir)
+        .env("PAYABILITY_OPERATOR_WALLET", support::WALLET)
+        .env("PAYABILITY_SIGNING_KEY_FILE", &seed_file)
+        .env("PAYABILITY_SIGNING_PUBLIC_KEY", &retired.jwk.x)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("PAYABILITY_SIGNING_PUBLIC_KEY is not the signing seed's"), "{stderr}");
+}
+
+#[test]
 fn a_missing_or_bad_setting_stops_the_server_with_one_line_naming_it() {
     let vectors = [
         (vec![], "PAYABILITY_OPERATOR_WALLET is not set"),
@@ -169,6 +219,20 @@ fn a_missing_or_bad_setting_stops_the_server_with_one_line_naming_it() {
         (
             vec![("PAYABILITY_OPERATOR_WALLET", support::WALLET), ("PAYABILITY_STORE", "dynamodb")],
             "PAYABILITY_TABLE_",
+        ),
+        (
+            vec![
+                ("PAYABILITY_OPERATOR_WALLET", support::WALLET),
+                ("PAYABILITY_SIGNING_PUBLIC_KEY", "not-a-key"),
+            ],
+            "PAYABILITY_SIGNING_PUBLIC_KEY is not a base64url Ed25519 key",
+        ),
+        (
+            vec![
+                ("PAYABILITY_OPERATOR_WALLET", support::WALLET),
+                ("PAYABILITY_PREVIOUS_SIGNING_KEYS", "{}"),
+            ],
+            "PAYABILITY_PREVIOUS_SIGNING_KEYS is not a JSON array",
         ),
     ];
     let dir = std::env::temp_dir().join(format!("payability-config-{}", std::process::id()));

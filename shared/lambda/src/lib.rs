@@ -1,18 +1,27 @@
 //! What every Lambda function binary shares: read the configuration once per cold start,
 //! open the store, build the service, and hand each API Gateway event to the same handlers
-//! `payability serve` uses. A function answers only its own routes.
+//! `payability serve` uses. A function answers only its own routes, and holds only what
+//! they need: the criteria function has no seed and no store, the metrics function only
+//! the store.
+
+pub mod signing_key_resource;
 
 use std::sync::Arc;
 
 use lambda_http::request::RequestContext;
-use lambda_http::{Body, Request, RequestExt, service_fn};
-use payability_runtime::api::config::ServiceConfig;
-use payability_runtime::api::{ApiRequest, ApiResponse, Route, Service, Stores};
+use lambda_http::{Body, LambdaEvent, Request, RequestExt, service_fn};
+use payability_runtime::api::config::{ConfigError, ServiceConfig};
+use payability_runtime::api::published_keys::{self, KeyPublication};
+use payability_runtime::api::{
+    ApiRequest, ApiResponse, Route, Service, Stores, answer_criteria, answer_metrics,
+};
 use payability_runtime::clock;
 use payability_runtime::secrets;
+use payability_runtime::store::Metrics;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::DynamoStore;
 use payability_runtime::store::sqlite::SqliteStore;
+use signing_key_resource::ResourceRequest;
 
 /// Runs a function that answers `routes` (other paths: 404 `not_found`).
 pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
@@ -32,6 +41,67 @@ pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
             serve(routes, Service::new(config, &seed, store, clock::now)?).await
         }
     }
+}
+
+/// Runs the criteria function: `/criteria` from the pinned public key and the retired keys
+/// (`PAYABILITY_SIGNING_PUBLIC_KEY`, `PAYABILITY_SIGNING_KEY_VALID_FROM`,
+/// `PAYABILITY_PREVIOUS_SIGNING_KEYS`); it never reads the seed.
+pub async fn run_criteria() -> Result<(), lambda_http::Error> {
+    init_logs();
+    let publication = KeyPublication::from_env()?;
+    let current = publication
+        .pinned
+        .clone()
+        .ok_or(ConfigError { variable: published_keys::PUBLIC_KEY_VAR, problem: "is not set" })?;
+    let keys = publication.entries(&current);
+    lambda_http::run(service_fn(move |event: Request| {
+        let response = answer_criteria(&api_request(event), keys.clone());
+        async move { Ok::<_, lambda_http::Error>(response.into_http().map(Body::from)) }
+    }))
+    .await
+}
+
+/// Runs the metrics function: `/metrics` from the counters in the store alone.
+pub async fn run_metrics() -> Result<(), lambda_http::Error> {
+    init_logs();
+    let choice = StoreChoice::from_env()?;
+    match choice {
+        StoreChoice::DynamoDb(tables) => {
+            let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+            serve_metrics(DynamoStore::new(&sdk, tables)).await
+        }
+        StoreChoice::Embedded(path) => serve_metrics(SqliteStore::open(&path)?).await,
+    }
+}
+
+async fn serve_metrics<S: Metrics + Send + Sync + 'static>(
+    store: S,
+) -> Result<(), lambda_http::Error> {
+    let store = Arc::new(store);
+    lambda_http::run(service_fn(move |event: Request| {
+        let store = store.clone();
+        async move {
+            let response = answer_metrics(&api_request(event), store.as_ref(), clock::now()).await;
+            Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
+        }
+    }))
+    .await
+}
+
+/// Runs the signing-key function: the `Custom::SigningKey` CloudFormation resource (see
+/// [`signing_key_resource`]); it is not behind the API.
+pub async fn run_signing_key_resource() -> Result<(), lambda_http::Error> {
+    init_logs();
+    let sdk = Arc::new(aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await);
+    lambda_http::lambda_runtime::run(service_fn(move |event: LambdaEvent<ResourceRequest>| {
+        let sdk = sdk.clone();
+        async move {
+            signing_key_resource::handle(&event.payload, &sdk)
+                .await
+                .map_err(lambda_http::Error::from)
+        }
+    }))
+    .await
 }
 
 /// Runs the not-covered function: every request answers 404 `NOT COVERED`; it needs no
@@ -63,16 +133,20 @@ async fn serve<S: Stores + Send + Sync + 'static>(
     .await
 }
 
-/// An API Gateway event as the handlers take it (the path without the stage prefix).
+/// An API Gateway event as the handlers take it: the path without the stage prefix, and
+/// the API's own base URL from the request context API Gateway writes.
 fn api_request(event: Request) -> ApiRequest {
-    let path = event.raw_http_path().to_owned();
     let request_id = event.lambda_context_ref().map(|c| c.request_id.clone()).unwrap_or_default();
-    let source_ip = match event.request_context_ref() {
-        Some(RequestContext::ApiGatewayV2(context)) => {
-            context.http.source_ip.as_deref().and_then(|ip| ip.parse().ok())
-        }
-        _ => None,
+    let (stage, domain, source_ip) = match event.request_context_ref() {
+        Some(RequestContext::ApiGatewayV2(context)) => (
+            context.stage.clone(),
+            context.domain_name.clone(),
+            context.http.source_ip.as_deref().and_then(|ip| ip.parse().ok()),
+        ),
+        _ => (None, None, None),
     };
+    let path = route_path(event.raw_http_path(), stage.as_deref()).to_owned();
+    let public_base_url = base_url(domain.as_deref(), stage.as_deref());
     let (parts, body) = event.into_parts();
     ApiRequest {
         method: parts.method,
@@ -80,11 +154,63 @@ fn api_request(event: Request) -> ApiRequest {
         headers: parts.headers,
         body: body.to_vec(),
         source_ip,
+        public_base_url,
         request_id,
+    }
+}
+
+/// The route part of an HTTP API raw path: a named stage prefixes it (`/v1/check`), the
+/// `$default` stage does not.
+fn route_path<'a>(raw_path: &'a str, stage: Option<&str>) -> &'a str {
+    let Some(stage) = stage.filter(|s| *s != "$default" && !s.is_empty()) else {
+        return raw_path;
+    };
+    match raw_path.strip_prefix('/').and_then(|rest| rest.strip_prefix(stage)) {
+        Some(rest) if rest.starts_with('/') => rest,
+        _ => raw_path,
+    }
+}
+
+/// `https://<domain>[/<stage>]`, when the domain and the stage are plain names.
+fn base_url(domain: Option<&str>, stage: Option<&str>) -> Option<String> {
+    let domain = domain.filter(|d| {
+        !d.is_empty() && d.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:".contains(&b))
+    })?;
+    match stage.filter(|s| *s != "$default" && !s.is_empty()) {
+        None => Some(format!("https://{domain}")),
+        Some(stage) if stage.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b)) => {
+            Some(format!("https://{domain}/{stage}"))
+        }
+        Some(_) => None,
     }
 }
 
 /// JSON log lines (request id, route, status, state, timings; never content).
 fn init_logs() {
     tracing_subscriber::fmt().json().with_current_span(false).without_time().init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_prefixes_come_off_the_path_and_go_into_the_base_url() {
+        // (raw path, stage, domain) -> (route path, base URL)
+        type Case<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
+        let vectors: [(Case, &str, Option<&str>); 8] = [
+            (("/check", Some("$default"), Some("a.example")), "/check", Some("https://a.example")),
+            (("/v1/check", Some("v1"), Some("a.example")), "/check", Some("https://a.example/v1")),
+            (("/check", Some("v1"), Some("a.example")), "/check", Some("https://a.example/v1")),
+            (("/v1x/check", Some("v1"), Some("a.b")), "/v1x/check", Some("https://a.b/v1")),
+            (("/v1", Some("v1"), Some("a.example")), "/v1", Some("https://a.example/v1")),
+            (("/check", None, None), "/check", None),
+            (("/check", Some("$default"), Some("a.example/evil?")), "/check", None),
+            (("/v1/check", Some("v1/x"), Some("a.example")), "/v1/check", None),
+        ];
+        for ((raw, stage, domain), path, base) in vectors {
+            assert_eq!(route_path(raw, stage), path, "{raw} {stage:?}");
+            assert_eq!(base_url(domain, stage).as_deref(), base, "{domain:?} {stage:?}");
+        }
+    }
 }

@@ -6,10 +6,11 @@
 use aws_config::SdkConfig;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use payability_core::report::UtcMillis;
 
 use crate::signing_key::{KeyError, load_or_create_seed};
 
-/// Environment variable naming the signing seed's secret (base64 of 32 bytes).
+/// Environment variable naming the signing seed's secret (see [`parse_seed`]).
 pub const SIGNING_KEY_SECRET_VAR: &str = "PAYABILITY_SIGNING_KEY_SECRET_ARN";
 /// Environment variable naming the house token's secret.
 pub const HOUSE_TOKEN_SECRET_VAR: &str = "PAYABILITY_HOUSE_TOKEN_SECRET_ARN";
@@ -53,12 +54,12 @@ fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// One secret's string value.
-pub async fn secret_string(
+/// One secret's current string value and when that version was created.
+async fn secret_version(
     sdk: &SdkConfig,
     arn: &str,
     var: &'static str,
-) -> Result<String, SecretError> {
+) -> Result<(String, Option<UtcMillis>), SecretError> {
     let client = aws_sdk_secretsmanager::Client::new(sdk);
     let answer = client
         .get_secret_value()
@@ -66,7 +67,23 @@ pub async fn secret_string(
         .send()
         .await
         .map_err(|_| SecretError::Unavailable(var))?;
-    answer.secret_string().map(str::to_owned).ok_or(SecretError::Malformed(var))
+    let created = answer.created_date().and_then(|at| {
+        let millis = i128::from(at.secs()) * 1_000 + i128::from(at.subsec_nanos() / 1_000_000);
+        i64::try_from(millis).ok().map(UtcMillis)
+    });
+    let text = answer.secret_string().map(str::to_owned).ok_or(SecretError::Malformed(var))?;
+    Ok((text, created))
+}
+
+/// The signing seed in the secret `arn`, and when its version was created (the earliest
+/// instant it can have signed).
+pub async fn signing_seed(
+    sdk: &SdkConfig,
+    arn: &str,
+) -> Result<([u8; 32], Option<UtcMillis>), SecretError> {
+    let (text, created) = secret_version(sdk, arn, SIGNING_KEY_SECRET_VAR).await?;
+    let seed = parse_seed(&text).ok_or(SecretError::Malformed(SIGNING_KEY_SECRET_VAR))?;
+    Ok((seed, created))
 }
 
 /// Reads the secrets named by the environment (see [`load`]).
@@ -82,20 +99,14 @@ pub async fn load(
     house_token_arn: Option<&str>,
 ) -> Result<ServiceSecrets, SecretError> {
     let signing_seed = match (signing_key_arn, sdk) {
-        (Some(arn), Some(sdk)) => {
-            let text = secret_string(sdk, arn, SIGNING_KEY_SECRET_VAR).await?;
-            STANDARD
-                .decode(text.trim())
-                .ok()
-                .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
-                .ok_or(SecretError::Malformed(SIGNING_KEY_SECRET_VAR))?
-        }
+        (Some(arn), Some(sdk)) => signing_seed(sdk, arn).await?.0,
         (Some(_), None) => return Err(SecretError::Unavailable(SIGNING_KEY_SECRET_VAR)),
         (None, _) => load_or_create_seed().map_err(SecretError::LocalKey)?.0,
     };
     let house_token = match (house_token_arn, sdk) {
         (Some(arn), Some(sdk)) => {
-            let token = secret_string(sdk, arn, HOUSE_TOKEN_SECRET_VAR).await?.trim().to_owned();
+            let (token, _) = secret_version(sdk, arn, HOUSE_TOKEN_SECRET_VAR).await?;
+            let token = token.trim().to_owned();
             if token.is_empty() {
                 return Err(SecretError::Malformed(HOUSE_TOKEN_SECRET_VAR));
             }
@@ -107,7 +118,47 @@ pub async fn load(
     Ok(ServiceSecrets { signing_seed, house_token })
 }
 
+/// A signing seed as a secret holds it: 64 hex digits (what the SAM template generates) or
+/// the base64 of 32 bytes (what the local key file holds); surrounding whitespace ignored.
+pub fn parse_seed(text: &str) -> Option<[u8; 32]> {
+    let text = text.trim();
+    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let mut seed = [0u8; 32];
+        for (byte, pair) in seed.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+            let pair = std::str::from_utf8(pair).ok()?;
+            *byte = u8::from_str_radix(pair, 16).ok()?;
+        }
+        return Some(seed);
+    }
+    STANDARD.decode(text).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+}
+
 /// True when a secret is to be read from Secrets Manager (the process then needs AWS config).
 pub fn wanted_from_aws() -> bool {
     var(SIGNING_KEY_SECRET_VAR).is_some() || var(HOUSE_TOKEN_SECRET_VAR).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_64_hex_digits_or_base64_of_32_bytes() {
+        let counting: [u8; 32] = std::array::from_fn(|i| i as u8);
+        let hex: String = counting.iter().map(|b| format!("{b:02x}")).collect();
+        let vectors: [(String, Option<[u8; 32]>); 9] = [
+            (hex.clone(), Some(counting)),
+            (hex.to_uppercase(), Some(counting)),
+            (format!("  {hex}\n"), Some(counting)),
+            (STANDARD.encode(counting), Some(counting)),
+            (format!("{}\n", STANDARD.encode(counting)), Some(counting)),
+            (hex[..62].to_owned(), None),
+            (format!("{}zz", &hex[..62]), None),
+            (STANDARD.encode([7u8; 31]), None),
+            (String::new(), None),
+        ];
+        for (text, expected) in vectors {
+            assert_eq!(parse_seed(&text), expected, "{text:?}");
+        }
+    }
 }

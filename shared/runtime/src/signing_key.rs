@@ -53,14 +53,10 @@ pub enum KeySource {
     Generated(PathBuf),
 }
 
-/// Reads a base64 seed file.
+/// Reads a seed file (base64 of 32 bytes, or 64 hex digits).
 pub fn read_seed(path: &Path) -> Result<[u8; 32], KeyError> {
     let text = fs::read_to_string(path).map_err(|_| KeyError::Unreadable)?;
-    STANDARD
-        .decode(text.trim())
-        .ok()
-        .and_then(|bytes| bytes.try_into().ok())
-        .ok_or(KeyError::Malformed)
+    crate::secrets::parse_seed(&text).ok_or(KeyError::Malformed)
 }
 
 /// Reads a base64 seed file as a signer.

@@ -4,6 +4,7 @@
 use payability_core::payment::solana::decode_pubkey;
 use payability_core::policy::AddressRule;
 
+use super::published_keys::KeyPublication;
 use crate::store::choice::{StoreChoice, StoreChoiceError};
 
 /// Everything the HTTP service needs to know from its environment.
@@ -17,8 +18,9 @@ pub struct ServiceConfig {
     pub fee_payer: Option<String>,
     /// JSON-RPC endpoint for `getTransaction` (the ledger's Solana fee).
     pub solana_rpc_url: Option<String>,
-    /// Public origin (and path prefix) of the API, used for `resource`.
-    pub public_base_url: String,
+    /// Public origin (and path prefix) of the API, used for `resource`; when None, each
+    /// request's own base URL as the platform reports it (API Gateway's domain and stage).
+    pub public_base_url: Option<String>,
     /// The house bearer token, when house checks are enabled.
     pub house_token: Option<String>,
     /// Where the store lives.
@@ -27,6 +29,8 @@ pub struct ServiceConfig {
     pub address_rule: AddressRule,
     /// Bank of Canada Valet origin for CAD rates.
     pub valet_origin: String,
+    /// The pinned public key and the retired keys `/criteria` publishes.
+    pub keys: KeyPublication,
 }
 
 /// A setting that is missing or malformed: the variable's name and what is wrong.
@@ -64,21 +68,15 @@ fn http_url(name: &'static str, value: String) -> Result<String, ConfigError> {
 
 impl ServiceConfig {
     /// Reads every setting; `default_base_url` stands in for an unset
-    /// `PAYABILITY_PUBLIC_BASE_URL` (the local server's own address), else it is required.
+    /// `PAYABILITY_PUBLIC_BASE_URL` (the local server's own address).
     pub fn from_env(default_base_url: Option<&str>) -> Result<Self, ConfigError> {
         let operator_wallet = var("PAYABILITY_OPERATOR_WALLET")
             .ok_or(ConfigError { variable: "PAYABILITY_OPERATOR_WALLET", problem: "is not set" })
             .and_then(|v| wallet("PAYABILITY_OPERATOR_WALLET", v))?;
         let optional_url = |name| var(name).map(|v| http_url(name, v)).transpose();
-        let public_base_url = match (var("PAYABILITY_PUBLIC_BASE_URL"), default_base_url) {
-            (Some(v), _) => http_url("PAYABILITY_PUBLIC_BASE_URL", v)?,
-            (None, Some(default)) => default.trim_end_matches('/').to_owned(),
-            (None, None) => {
-                return Err(ConfigError {
-                    variable: "PAYABILITY_PUBLIC_BASE_URL",
-                    problem: "is not set",
-                });
-            }
+        let public_base_url = match var("PAYABILITY_PUBLIC_BASE_URL") {
+            Some(v) => Some(http_url("PAYABILITY_PUBLIC_BASE_URL", v)?),
+            None => default_base_url.map(|d| d.trim_end_matches('/').to_owned()),
         };
         let address_rule = match var("PAYABILITY_ALLOW_PRIVATE_TARGETS").as_deref() {
             None | Some("0") => AddressRule::PublicOnly,
@@ -112,6 +110,7 @@ impl ServiceConfig {
             address_rule,
             valet_origin: optional_url("PAYABILITY_BOC_VALET_ORIGIN")?
                 .unwrap_or_else(|| crate::fx::VALET_ORIGIN.to_owned()),
+            keys: KeyPublication::from_env()?,
         })
     }
 }

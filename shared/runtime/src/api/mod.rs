@@ -5,6 +5,7 @@
 pub mod config;
 mod paid;
 mod precheck;
+pub mod published_keys;
 mod reads;
 mod respond;
 mod service;
@@ -13,11 +14,14 @@ use std::net::IpAddr;
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
+use payability_core::criteria::SigningKeyEntry;
 use payability_core::payment::memo::PaidRoute;
+use payability_core::report::UtcMillis;
 
 pub use respond::ApiResponse;
 pub use service::{Service, ServiceError, Stores};
 
+use crate::store::Metrics;
 use respond::error;
 
 /// Largest request body accepted, in bytes (the specification's input cap).
@@ -36,6 +40,9 @@ pub struct ApiRequest {
     pub body: Vec<u8>,
     /// The caller's address, for the free allowance when no wallet is named.
     pub source_ip: Option<IpAddr>,
+    /// The API's base URL as the platform reports it (API Gateway's domain and stage),
+    /// used for `resource` when `PAYABILITY_PUBLIC_BASE_URL` is unset.
+    pub public_base_url: Option<String>,
     /// An id for this request's log line.
     pub request_id: String,
 }
@@ -56,19 +63,36 @@ pub enum Route {
 }
 
 impl Route {
+    /// Every route, in the order the README lists them.
+    pub const ALL: [Route; 5] =
+        [Self::Criteria, Self::Precheck, Self::Check, Self::Memo, Self::Metrics];
+
     /// The route of a path, if it is one of ours.
     pub fn of_path(path: &str) -> Option<Self> {
-        match path {
-            "/criteria" => Some(Self::Criteria),
-            "/precheck" => Some(Self::Precheck),
-            "/check" => Some(Self::Check),
-            "/memo" => Some(Self::Memo),
-            "/metrics" => Some(Self::Metrics),
-            _ => None,
+        Self::ALL.into_iter().find(|route| route.path() == path)
+    }
+
+    /// The route's path.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Criteria => "/criteria",
+            Self::Precheck => "/precheck",
+            Self::Check => "/check",
+            Self::Memo => "/memo",
+            Self::Metrics => "/metrics",
         }
     }
 
-    /// The route's name in logs and URLs.
+    /// The methods the route answers (any other gets 405 `method_not_allowed`).
+    pub fn methods(self) -> &'static [Method] {
+        match self {
+            Self::Criteria | Self::Metrics => &[Method::GET],
+            Self::Precheck => &[Method::POST],
+            Self::Check | Self::Memo => &[Method::GET, Method::POST],
+        }
+    }
+
+    /// The route's name in logs, and the name of the Lambda function binary answering it.
     pub fn name(self) -> &'static str {
         match self {
             Self::Criteria => "criteria",
@@ -85,44 +109,92 @@ impl<S: Stores> Service<S> {
     /// submitted URL or anything fetched).
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
-        let route = Route::of_path(&request.path);
-        let response = self.dispatch(route, &request).await;
-        tracing::info!(
-            request_id = %request.request_id,
-            route = route.map_or("none", Route::name),
-            method = %request.method,
-            status = response.status().as_u16(),
-            state = response.state.unwrap_or(""),
-            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            "request"
-        );
+        let response = match admit(&request) {
+            Ok(route) => self.dispatch(route, &request).await,
+            Err(refusal) => refusal,
+        };
+        log_request(&request, &response, started);
         response
     }
 
-    async fn dispatch(&self, route: Option<Route>, request: &ApiRequest) -> ApiResponse {
-        if request.body.len() > MAX_REQUEST_BODY_BYTES {
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
-                "request bodies are capped at 262,144 bytes",
-            );
-        }
-        let method = &request.method;
-        match (route, method) {
-            (Some(Route::Criteria), &Method::GET) => self.criteria(),
-            (Some(Route::Metrics), &Method::GET) => self.metrics().await,
-            (Some(Route::Precheck), &Method::POST) => self.precheck(request).await,
-            (Some(Route::Check), &Method::POST) => self.paid(PaidRoute::Check, request).await,
-            (Some(Route::Memo), &Method::POST) => self.paid(PaidRoute::Memo, request).await,
-            (Some(Route::Check), &Method::GET) => self.unpaid_challenge(PaidRoute::Check).await,
-            (Some(Route::Memo), &Method::GET) => self.unpaid_challenge(PaidRoute::Memo).await,
-            (Some(_), _) => error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
-                "this route does not answer this method",
-            ),
-            (None, &Method::POST) => ApiResponse::not_covered(),
-            (None, _) => ApiResponse::not_found(),
+    async fn dispatch(&self, route: Route, request: &ApiRequest) -> ApiResponse {
+        match (route, &request.method) {
+            (Route::Criteria, _) => self.criteria(),
+            (Route::Metrics, _) => self.metrics().await,
+            (Route::Precheck, _) => self.precheck(request).await,
+            (Route::Check, &Method::GET) => self.unpaid_challenge(PaidRoute::Check, request).await,
+            (Route::Check, _) => self.paid(PaidRoute::Check, request).await,
+            (Route::Memo, &Method::GET) => self.unpaid_challenge(PaidRoute::Memo, request).await,
+            (Route::Memo, _) => self.paid(PaidRoute::Memo, request).await,
         }
     }
+}
+
+/// `/criteria` from the published keys alone, as the criteria function answers it (it holds
+/// no seed and no store); any other route is 404.
+pub fn answer_criteria(request: &ApiRequest, keys: Vec<SigningKeyEntry>) -> ApiResponse {
+    let started = Instant::now();
+    let response = match admit(request) {
+        Ok(Route::Criteria) => reads::criteria_response(keys),
+        Ok(_) => ApiResponse::not_found(),
+        Err(refusal) => refusal,
+    };
+    log_request(request, &response, started);
+    response
+}
+
+/// `/metrics` from the counters alone, as the metrics function answers it; any other route
+/// is 404.
+pub async fn answer_metrics(
+    request: &ApiRequest,
+    store: &impl Metrics,
+    now: UtcMillis,
+) -> ApiResponse {
+    let started = Instant::now();
+    let response = match admit(request) {
+        Ok(Route::Metrics) => reads::metrics_response(store, now).await,
+        Ok(_) => ApiResponse::not_found(),
+        Err(refusal) => refusal,
+    };
+    log_request(request, &response, started);
+    response
+}
+
+/// The route a request may go to, or its refusal: body over the cap (413), a path that is
+/// not ours (POST: 404 `NOT COVERED`, else 404), a method the route does not answer (405).
+fn admit(request: &ApiRequest) -> Result<Route, ApiResponse> {
+    if request.body.len() > MAX_REQUEST_BODY_BYTES {
+        return Err(error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            "request bodies are capped at 262,144 bytes",
+        ));
+    }
+    let Some(route) = Route::of_path(&request.path) else {
+        return Err(match request.method {
+            Method::POST => ApiResponse::not_covered(),
+            _ => ApiResponse::not_found(),
+        });
+    };
+    if !route.methods().contains(&request.method) {
+        return Err(error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this route does not answer this method",
+        ));
+    }
+    Ok(route)
+}
+
+/// One JSON log line per request: ids, route, status, state, time; never content.
+fn log_request(request: &ApiRequest, response: &ApiResponse, started: Instant) {
+    tracing::info!(
+        request_id = %request.request_id,
+        route = Route::of_path(&request.path).map_or("none", Route::name),
+        method = %request.method,
+        status = response.status().as_u16(),
+        state = response.state.unwrap_or(""),
+        elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "request"
+    );
 }

@@ -92,6 +92,13 @@ impl Version {
     }
 }
 
+/// What a paid request is offered: the route, its `resource` URL and the fee payer.
+struct Offer<'a> {
+    route: PaidRoute,
+    resource_url: &'a str,
+    fee_payer: &'a str,
+}
+
 /// A payment that passed verify and its claim: what settlement and delivery need.
 struct ClaimedPayment {
     version: Version,
@@ -105,9 +112,19 @@ struct ClaimedPayment {
 
 impl<S: Stores> Service<S> {
     /// `GET /check`, `GET /memo`: the route's challenge, for crawlers and for self-checks.
-    pub(super) async fn unpaid_challenge(&self, route: PaidRoute) -> ApiResponse {
+    pub(super) async fn unpaid_challenge(
+        &self,
+        route: PaidRoute,
+        request: &super::ApiRequest,
+    ) -> ApiResponse {
+        let resource_url = match self.resource_url(route, request) {
+            Ok(url) => url,
+            Err(response) => return response,
+        };
         match self.fee_payer().await {
-            Some(fee_payer) => self.challenge_response(route, fee_payer, "payment required"),
+            Some(fee_payer) => {
+                self.challenge_response(route, &resource_url, fee_payer, "payment required")
+            }
             None => payments_unavailable(),
         }
     }
@@ -116,10 +133,11 @@ impl<S: Stores> Service<S> {
     pub(super) fn challenge_response(
         &self,
         route: PaidRoute,
+        resource_url: &str,
         fee_payer: &str,
         reason: &'static str,
     ) -> ApiResponse {
-        let challenge = self.challenge(route, fee_payer);
+        let challenge = self.challenge(route, resource_url, fee_payer);
         let mut body: Value =
             serde_json::from_slice(&challenge.body).expect("our challenge is JSON");
         body["error"] = json!(reason);
@@ -142,6 +160,7 @@ impl<S: Stores> Service<S> {
         let body: PaidBody =
             parse_body(&request.body, "the body must be {\"url\": \"<endpoint>\"}")?;
         let target = vetted(&body.url, self.config.address_rule)?;
+        let resource_url = self.resource_url(route, request)?;
         self.store_reachable().await?;
         if self.is_house(&request.headers) {
             return Ok(self.deliver_house(route, &target).await);
@@ -153,7 +172,12 @@ impl<S: Stores> Service<S> {
             (Some(raw), _) => (Version::V2, raw),
             (None, Some(raw)) => (Version::V1, raw),
             (None, None) => {
-                return Ok(self.challenge_response(route, fee_payer, "payment required"));
+                return Ok(self.challenge_response(
+                    route,
+                    &resource_url,
+                    fee_payer,
+                    "payment required",
+                ));
             }
         };
         let decoded = match decode_payment_header(version.number(), raw.as_bytes()) {
@@ -162,18 +186,28 @@ impl<S: Stores> Service<S> {
                 return Err(error(StatusCode::BAD_REQUEST, refusal.rule(), refusal.message()));
             }
             Err(refusal) => {
-                return Ok(self.challenge_response(route, fee_payer, refusal.message()));
+                return Ok(self.challenge_response(
+                    route,
+                    &resource_url,
+                    fee_payer,
+                    refusal.message(),
+                ));
             }
         };
-        let requirements = match self.requirements_for(route, version, &decoded, fee_payer) {
+        let offer = Offer { route, resource_url: &resource_url, fee_payer };
+        let requirements = match self.requirements_for(&offer, version, &decoded) {
             Ok(requirements) => requirements,
             Err(refusal) => {
-                return Ok(self.challenge_response(route, fee_payer, refusal.message()));
+                return Ok(self.challenge_response(
+                    route,
+                    &resource_url,
+                    fee_payer,
+                    refusal.message(),
+                ));
             }
         };
-        let payment =
-            self.verify_and_claim(route, version, decoded, requirements, fee_payer).await?;
-        Ok(self.fetch_settle_deliver(route, &target, payment, fee_payer).await)
+        let payment = self.verify_and_claim(&offer, version, decoded, requirements).await?;
+        Ok(self.fetch_settle_deliver(&offer, &target, payment).await)
     }
 
     /// A cheap read: a store that cannot be reached answers 503 before any payment is
@@ -188,14 +222,13 @@ impl<S: Stores> Service<S> {
     /// without a memo (v1 clients put none in the transaction).
     fn requirements_for(
         &self,
-        route: PaidRoute,
+        offer: &Offer<'_>,
         version: Version,
         decoded: &DecodedPayment,
-        fee_payer: &str,
     ) -> Result<Value, PaymentRefusal> {
         // Empty memo: the terms carry none (v1), and v2's memo is checked apart.
-        let resource_url = self.resource_url(route);
-        let terms = self.terms(route, &resource_url, fee_payer, "");
+        let route = offer.route;
+        let terms = self.terms(route, offer.resource_url, offer.fee_payer, "");
         match version {
             Version::V2 => {
                 let accepted =
@@ -212,12 +245,12 @@ impl<S: Stores> Service<S> {
     /// is a settled, undelivered one being resumed.
     async fn verify_and_claim(
         &self,
-        route: PaidRoute,
+        offer: &Offer<'_>,
         version: Version,
         decoded: DecodedPayment,
         requirements: Value,
-        fee_payer: &str,
     ) -> Result<ClaimedPayment, ApiResponse> {
+        let route = offer.route;
         let transaction = STANDARD.decode(&decoded.transaction).map_err(|_| {
             error(
                 StatusCode::BAD_REQUEST,
@@ -239,7 +272,8 @@ impl<S: Stores> Service<S> {
                     self.count(Counter::PaymentFailure).await;
                     return Err(self.challenge_response(
                         route,
-                        fee_payer,
+                        offer.resource_url,
+                        offer.fee_payer,
                         "the facilitator did not verify this payment",
                     ));
                 }
@@ -268,11 +302,11 @@ impl<S: Stores> Service<S> {
     /// Fetches and grades, settles (unless resumed), records and delivers.
     async fn fetch_settle_deliver(
         &self,
-        route: PaidRoute,
+        offer: &Offer<'_>,
         target: &TargetUrl,
         payment: ClaimedPayment,
-        fee_payer: &str,
     ) -> ApiResponse {
+        let route = offer.route;
         let Some((report, verdict)) = self.verdict(route, target, false).await else {
             return clock_out_of_range();
         };
@@ -287,7 +321,8 @@ impl<S: Stores> Service<S> {
                     return match failure {
                         FacilitatorError::Refused => self.challenge_response(
                             route,
-                            fee_payer,
+                            offer.resource_url,
+                            offer.fee_payer,
                             "settlement failed; no verdict was released",
                         ),
                         _ => facilitator_unavailable(),

@@ -86,8 +86,14 @@ impl<S: Stores> Service<S> {
                     }
                     _ => "the 100 free pre-checks of this UTC day are used; pay for a verdict",
                 };
+                let resource_url = match self.resource_url(route, request) {
+                    Ok(url) => url,
+                    Err(response) => return response,
+                };
                 return match self.fee_payer().await {
-                    Some(fee_payer) => self.challenge_response(route, fee_payer, reason),
+                    Some(fee_payer) => {
+                        self.challenge_response(route, &resource_url, fee_payer, reason)
+                    }
                     None => unavailable(
                         "payments_unavailable",
                         "the free allowance is used and payments are not available; do not pay",

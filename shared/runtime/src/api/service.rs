@@ -11,7 +11,9 @@ use payability_core::signing::ReportSigner;
 use subtle::ConstantTimeEq;
 use tokio::sync::OnceCell;
 
+use super::ApiRequest;
 use super::config::ServiceConfig;
+use super::respond::{ApiResponse, unavailable};
 use crate::fetch::Fetcher;
 use crate::fx::BankOfCanadaValet;
 use crate::payment::facilitator::Facilitator;
@@ -34,6 +36,8 @@ pub enum ServiceError {
     ClientUnavailable,
     /// The operator wallet has no associated token account (not a valid public key).
     NoTokenAccount,
+    /// The signing seed's public key is not the one `PAYABILITY_SIGNING_PUBLIC_KEY` pins.
+    SigningKeyNotPinned,
 }
 
 impl std::fmt::Display for ServiceError {
@@ -41,6 +45,9 @@ impl std::fmt::Display for ServiceError {
         f.write_str(match self {
             Self::ClientUnavailable => "an HTTP client could not be built",
             Self::NoTokenAccount => "the operator wallet has no USDC associated token account",
+            Self::SigningKeyNotPinned => {
+                "configuration: PAYABILITY_SIGNING_PUBLIC_KEY is not the signing seed's public key"
+            }
         })
     }
 }
@@ -88,8 +95,12 @@ impl<S: Stores> Service<S> {
             .map_err(|_| ServiceError::ClientUnavailable)?;
         let valet = BankOfCanadaValet::new(&config.valet_origin)
             .map_err(|_| ServiceError::ClientUnavailable)?;
+        let signer = ReportSigner::from_seed(signing_seed);
+        if config.keys.pinned.as_ref().is_some_and(|pinned| pinned != signer.descriptor()) {
+            return Err(ServiceError::SigningKeyNotPinned);
+        }
         Ok(Self {
-            signer: ReportSigner::from_seed(signing_seed),
+            signer,
             memo_key: MemoKey::derive(signing_seed),
             fetcher,
             facilitator,
@@ -124,19 +135,32 @@ impl<S: Stores> Service<S> {
         fetched.ok().map(String::as_str)
     }
 
-    /// The public URL of a paid route (`resource` in its challenge).
-    pub(super) fn resource_url(&self, route: PaidRoute) -> String {
-        format!("{}/{}", self.config.public_base_url, route.as_str())
+    /// The public URL of a paid route (`resource` in its challenge): the configured base
+    /// URL, else the one the platform reports for this request; 503 when neither is known.
+    pub(super) fn resource_url(
+        &self,
+        route: PaidRoute,
+        request: &ApiRequest,
+    ) -> Result<String, ApiResponse> {
+        let base = self.config.public_base_url.as_deref().or(request.public_base_url.as_deref());
+        let base = base.ok_or_else(|| {
+            unavailable("base_url_unknown", "the service does not know its own public URL")
+        })?;
+        Ok(format!("{base}/{}", route.as_str()))
     }
 
     /// Our challenge for a route with a fresh, tagged, expiring memo.
-    pub(super) fn challenge(&self, route: PaidRoute, fee_payer: &str) -> OwnChallenge {
+    pub(super) fn challenge(
+        &self,
+        route: PaidRoute,
+        resource_url: &str,
+        fee_payer: &str,
+    ) -> OwnChallenge {
         let now = (self.clock)();
         let mut nonce = [0u8; 12];
         getrandom::fill(&mut nonce).expect("the system random source works");
         let memo = issue_memo(&self.memo_key, route, UtcMillis(now.0 + MEMO_LIFETIME_MS), nonce);
-        let resource_url = self.resource_url(route);
-        own_challenge(&self.terms(route, &resource_url, fee_payer, &memo))
+        own_challenge(&self.terms(route, resource_url, fee_payer, &memo))
     }
 
     /// The terms of our challenge for a route.

@@ -12,9 +12,9 @@ use super::StoreError;
 pub(super) type Item = HashMap<String, AttributeValue>;
 
 /// The name of the partition key of every table.
-pub(super) const KEY: &str = "pk";
+pub const KEY: &str = "pk";
 /// The TTL attribute of the payments and free-tier tables (epoch seconds).
-pub(super) const TTL_ATTRIBUTE: &str = "expires_at";
+pub const TTL_ATTRIBUTE: &str = "expires_at";
 
 /// A string attribute.
 pub(super) fn text(value: impl Into<String>) -> AttributeValue {

@@ -21,7 +21,8 @@ use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
 
-pub use tables::{MissingTableVariable, TableNames, create_tables};
+pub use attributes::{KEY, TTL_ATTRIBUTE};
+pub use tables::{MissingTableVariable, TABLE_VARIABLES, TableNames, create_tables};
 
 use super::StoreError;
 

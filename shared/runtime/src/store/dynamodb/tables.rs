@@ -22,6 +22,16 @@ const ACTIVE_POLL: Duration = Duration::from_millis(50);
 /// The error code a local server answers for an operation it does not implement.
 const UNKNOWN_OPERATION: &str = "UnknownOperationException";
 
+/// Each table's environment variable and TTL attribute, in [`TableNames::all`] order (the
+/// SAM template declares the same tables; a test checks they agree).
+pub const TABLE_VARIABLES: [(&str, Option<&str>); 5] = [
+    ("PAYABILITY_TABLE_LEDGER", None),
+    ("PAYABILITY_TABLE_PAYMENTS", Some(TTL_ATTRIBUTE)),
+    ("PAYABILITY_TABLE_FREE_TIER", Some(TTL_ATTRIBUTE)),
+    ("PAYABILITY_TABLE_METRICS", None),
+    ("PAYABILITY_TABLE_FX", None),
+];
+
 /// The table of each capability.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableNames {
@@ -56,12 +66,13 @@ impl TableNames {
             Ok(value) if !value.is_empty() => Ok(value),
             _ => Err(MissingTableVariable(name)),
         };
+        let [ledger, payments, free_tier, metrics, fx] = TABLE_VARIABLES.map(|(name, _)| name);
         Ok(Self {
-            ledger: read("PAYABILITY_TABLE_LEDGER")?,
-            payments: read("PAYABILITY_TABLE_PAYMENTS")?,
-            free_tier: read("PAYABILITY_TABLE_FREE_TIER")?,
-            metrics: read("PAYABILITY_TABLE_METRICS")?,
-            fx: read("PAYABILITY_TABLE_FX")?,
+            ledger: read(ledger)?,
+            payments: read(payments)?,
+            free_tier: read(free_tier)?,
+            metrics: read(metrics)?,
+            fx: read(fx)?,
         })
     }
 
@@ -79,12 +90,13 @@ impl TableNames {
 
     /// Every table with its TTL attribute, if it has one.
     pub fn all(&self) -> [(&str, Option<&'static str>); 5] {
+        let [ledger, payments, free_tier, metrics, fx] = TABLE_VARIABLES.map(|(_, ttl)| ttl);
         [
-            (&self.ledger, None),
-            (&self.payments, Some(TTL_ATTRIBUTE)),
-            (&self.free_tier, Some(TTL_ATTRIBUTE)),
-            (&self.metrics, None),
-            (&self.fx, None),
+            (&self.ledger, ledger),
+            (&self.payments, payments),
+            (&self.free_tier, free_tier),
+            (&self.metrics, metrics),
+            (&self.fx, fx),
         ]
     }
 }
