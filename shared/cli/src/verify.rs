@@ -1,7 +1,10 @@
-//! `payability verify`: check a report's Ed25519 signature and name the key that signed it.
+//! `payability verify`: check a report's Ed25519 signature and name the key that signed it;
+//! when the key comes from a criteria document with a validity window, the report's
+//! `checked_at` must fall inside it (a retired key signs nothing after its `valid_until`).
 
 use std::process::ExitCode;
 
+use payability_core::report::UtcMillis;
 use payability_core::signing::{PublicKeyDescriptor, VerifyError, verify_signed};
 use serde_json::Value;
 
@@ -40,15 +43,52 @@ pub fn run(report_path: &str, key: Option<&str>) -> ExitCode {
             return ExitCode::from(EXIT_REFUSED);
         }
     };
-    match verify_signed(&report, &trusted) {
-        Ok(descriptor) => {
-            println!("valid: signed by {} ({})", descriptor.key_id, descriptor.fingerprint);
-            ExitCode::SUCCESS
-        }
+    let descriptors: Vec<PublicKeyDescriptor> =
+        trusted.iter().map(|key| key.descriptor.clone()).collect();
+    let descriptor = match verify_signed(&report, &descriptors) {
+        Ok(descriptor) => descriptor,
         Err(e) => {
             print_error(verify_rule(e), e.message());
-            ExitCode::from(EXIT_FAILED)
+            return ExitCode::from(EXIT_FAILED);
         }
+    };
+    let key = trusted.iter().find(|key| key.descriptor == *descriptor);
+    let checked_at = report.get("checked_at").and_then(Value::as_str);
+    if key.is_some_and(|key| !key.covers(checked_at)) {
+        print_error(
+            "signature_outside_key_window",
+            "the report's checked_at is outside the signing key's published validity window",
+        );
+        return ExitCode::from(EXIT_FAILED);
+    }
+    println!("valid: signed by {} ({})", descriptor.key_id, descriptor.fingerprint);
+    ExitCode::SUCCESS
+}
+
+/// A trusted key and the window a criteria document gives it (open ends when absent).
+#[derive(Debug, Clone)]
+struct TrustedKey {
+    descriptor: PublicKeyDescriptor,
+    valid_from: Option<UtcMillis>,
+    valid_until: Option<UtcMillis>,
+}
+
+impl TrustedKey {
+    fn open(descriptor: PublicKeyDescriptor) -> Self {
+        Self { descriptor, valid_from: None, valid_until: None }
+    }
+
+    /// Whether a report checked at `checked_at` can carry this key's signature: always for
+    /// a key without a window; otherwise `checked_at` must be a timestamp inside it.
+    fn covers(&self, checked_at: Option<&str>) -> bool {
+        if self.valid_from.is_none() && self.valid_until.is_none() {
+            return true;
+        }
+        let Some(at) = checked_at.and_then(UtcMillis::parse_rfc3339_millis) else {
+            return false;
+        };
+        self.valid_from.is_none_or(|from| from <= at)
+            && self.valid_until.is_none_or(|until| at <= until)
     }
 }
 
@@ -72,17 +112,17 @@ fn read_json(path: &str) -> Option<Value> {
 }
 
 /// The local signing key's descriptor (never creates a key).
-fn local_keys() -> Result<Vec<PublicKeyDescriptor>, KeyInputError> {
+fn local_keys() -> Result<Vec<TrustedKey>, KeyInputError> {
     let path = payability_runtime::signing_key::configured_or_default_path()
         .map_err(|_| KeyInputError::NoLocalKey)?;
     let signer = payability_runtime::signing_key::read_seed_file(&path)
         .map_err(|_| KeyInputError::NoLocalKey)?;
-    Ok(vec![signer.descriptor().clone()])
+    Ok(vec![TrustedKey::open(signer.descriptor().clone())])
 }
 
 /// Keys from `--key`: inline JSON or a file holding a JWK, a descriptor, or a criteria
 /// document's `signing_keys`.
-fn keys_from_argument(argument: &str) -> Result<Vec<PublicKeyDescriptor>, KeyInputError> {
+fn keys_from_argument(argument: &str) -> Result<Vec<TrustedKey>, KeyInputError> {
     let value = if argument.trim_start().starts_with('{') {
         serde_json::from_str(argument).map_err(|_| KeyInputError::Unreadable)?
     } else {
@@ -92,13 +132,23 @@ fn keys_from_argument(argument: &str) -> Result<Vec<PublicKeyDescriptor>, KeyInp
     if keys.is_empty() { Err(KeyInputError::NoKeyFound) } else { Ok(keys) }
 }
 
-/// Every key descriptor a JSON value carries.
-fn keys_in(value: &Value) -> Vec<PublicKeyDescriptor> {
+/// Every key a JSON value carries, with the window a criteria entry gives it.
+fn keys_in(value: &Value) -> Vec<TrustedKey> {
     if let Some(list) = value.get("signing_keys").and_then(Value::as_array) {
         return list.iter().flat_map(keys_in).collect();
     }
+    // A bound that is present must be a timestamp; null or absent is an open end.
+    let instant = |field: &str| match value.get(field) {
+        None | Some(Value::Null) => Some(None),
+        Some(bound) => bound.as_str().and_then(UtcMillis::parse_rfc3339_millis).map(Some),
+    };
     if let Ok(descriptor) = serde_json::from_value::<PublicKeyDescriptor>(value.clone()) {
-        return descriptor.verifying_key().map(|_| descriptor).into_iter().collect();
+        let (Some(valid_from), Some(valid_until)) = (instant("valid_from"), instant("valid_until"))
+        else {
+            return Vec::new();
+        };
+        let key = TrustedKey { valid_from, valid_until, descriptor };
+        return key.descriptor.verifying_key().map(|_| key).into_iter().collect();
     }
     let jwk_only = serde_json::from_value(value.clone()).ok().map(|jwk| PublicKeyDescriptor {
         jwk,
@@ -107,7 +157,7 @@ fn keys_in(value: &Value) -> Vec<PublicKeyDescriptor> {
     });
     jwk_only
         .and_then(|d| d.verifying_key())
-        .map(|key| PublicKeyDescriptor::of(&key))
+        .map(|key| TrustedKey::open(PublicKeyDescriptor::of(&key)))
         .into_iter()
         .collect()
 }

@@ -264,6 +264,30 @@ fn verify_accepts_printed_reports_and_rejects_any_changed_byte() {
     let other = serde_json::to_string(ReportSigner::from_seed(&[9; 32]).descriptor()).unwrap();
     assert_eq!(payability(&["verify", path_arg, "--key", &other], &key).status.code(), Some(1));
 
+    // A criteria document's window: the report's checked_at must fall inside it.
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let checked_at = report["checked_at"].as_str().unwrap().to_owned();
+    let windows = [
+        (Value::Null, Value::Null, Some(0)),
+        (json!("2000-01-01T00:00:00.000Z"), Value::Null, Some(0)),
+        (json!(checked_at), json!(checked_at), Some(0)),
+        (json!("2000-01-01T00:00:00.000Z"), json!("2000-01-02T00:00:00.000Z"), Some(1)),
+        (json!("2999-01-01T00:00:00.000Z"), Value::Null, Some(1)),
+        (Value::Null, json!("not a time"), Some(2)),
+    ];
+    for (from, until, exit) in windows {
+        let mut entry = serde_json::to_value(&descriptor).unwrap();
+        entry["valid_from"] = from.clone();
+        entry["valid_until"] = until.clone();
+        let criteria = json!({"signing_keys": [entry]}).to_string();
+        let verified = payability(&["verify", path_arg, "--key", &criteria], &key);
+        assert_eq!(verified.status.code(), exit, "{from} {until}");
+        if exit == Some(1) {
+            let said = String::from_utf8(verified.stderr).unwrap();
+            assert!(said.contains("signature_outside_key_window"), "{said}");
+        }
+    }
+
     // Every single-byte change either breaks the JSON or breaks the signature.
     let trusted: [PublicKeyDescriptor; 1] = [descriptor];
     let original = output.stdout;
