@@ -29,6 +29,26 @@ fn fixtures() -> (String, String) {
     (python, dir)
 }
 
+/// Verifies `report` with none of our code (tests/e2e/verify_report.py: the `rfc8785`
+/// package and `cryptography`'s Ed25519) against the server's `/criteria`; returns whether
+/// it is valid and what the verifier printed.
+fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
+    let (python, dir) = fixtures();
+    let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
+    let report_path = scratch_file("third-party-report.json");
+    let criteria_path = scratch_file("third-party-criteria.json");
+    std::fs::write(&report_path, report.to_string()).unwrap();
+    std::fs::write(&criteria_path, criteria.to_string()).unwrap();
+    let output = Command::new(python)
+        .arg(format!("{dir}/verify_report.py"))
+        .args([&report_path, &criteria_path])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let key_id = said.strip_prefix("valid ").map(str::to_owned);
+    (output.status.success(), key_id.unwrap_or(said))
+}
+
 /// A fixture process (killed on drop) and its port.
 struct Fixture {
     child: Child,
@@ -196,6 +216,11 @@ fn the_official_client_pays_both_ops_and_gets_verified_reports_with_a_ledger_ent
     );
     assert_eq!(paid["payment_response_decoded"]["success"], true, "{paid}");
     assert_eq!(world.target.hits(), 1);
+
+    assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
+    let mut altered = report.clone();
+    altered["state"] = json!("NO-PAYMENT");
+    assert!(!third_party_verify(&altered, &world.server).0, "an altered report does not verify");
 
     let memo = world.buy("/memo", &[]);
     assert_eq!(memo["status"], 200, "{memo}");
