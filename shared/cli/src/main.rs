@@ -84,6 +84,14 @@ enum LedgerCommand {
         #[arg(long, default_value_t = 1000)]
         limit: usize,
     },
+    /// Record a refund paid out of band: mark the paid entry refunded and count it.
+    Refund {
+        /// The op the refunded payment paid for.
+        #[arg(long, value_enum)]
+        op: ledger::RefundOp,
+        /// The payment's settlement transaction signature (base58).
+        tx_signature: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -96,6 +104,9 @@ fn main() -> ExitCode {
         Command::Demo => run_demo(),
         Command::Ledger { command: LedgerCommand::BackfillCad { limit } } => {
             ledger::backfill(limit)
+        }
+        Command::Ledger { command: LedgerCommand::Refund { op, tx_signature } } => {
+            ledger::refund(op, &tx_signature)
         }
         Command::Serve { port } => run_serve(port),
     }

@@ -115,3 +115,68 @@ fn an_unreachable_rate_source_leaves_entries_pending() {
     assert_eq!(summary, json!({"examined": 1, "filled": 0, "still_pending": 1}));
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Runs `payability ledger refund --op <op> <tx>` on the embedded store at `store_path`.
+fn refund(store_path: &std::path::Path, op: &str, tx: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_payability"))
+        .args(["ledger", "refund", "--op", op, tx])
+        .env("PAYABILITY_STORE", store_path)
+        .output()
+        .unwrap()
+}
+
+/// The refunds counted around today (the command counts on the UTC day it runs).
+async fn refunds_counted(store: &SqliteStore) -> u64 {
+    let today = UtcDay::of(payability_runtime::clock::now()).unwrap();
+    let days = store.days(&today.shifted(-1).unwrap(), &today.shifted(1).unwrap()).await.unwrap();
+    days.iter().filter_map(|day| day.counts.get(Counter::Refund.name())).sum()
+}
+
+#[tokio::test]
+async fn a_refund_is_recorded_and_counted_once() {
+    let dir = std::env::temp_dir().join(format!("payability-refund-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let path = dir.join("store.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    let entry = pending_entry('5');
+    let tx = "5".repeat(88);
+    assert_eq!(store.append(&entry).await, Ok(AppendOutcome::Appended));
+
+    let output = refund(&path, "check", &tx);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, json!({"refunded": true, "key": format!("pvc:ledger:{tx}")}));
+    assert_eq!(refunds_counted(&store).await, 1);
+    let pending = store.cad_pending(10).await.unwrap();
+    assert_eq!(pending.len(), 1);
+    assert!(pending[0].cad.refund, "the entry is marked refunded");
+
+    // Again: not refundable, nothing counted.
+    let not_refundable = json!({"refunded": false, "reason": "no paid entry with this transaction, or already refunded"});
+    let again = refund(&path, "check", &tx);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(serde_json::from_slice::<Value>(&again.stdout).unwrap(), not_refundable);
+    assert_eq!(refunds_counted(&store).await, 1, "a second run counts nothing");
+
+    // The same transaction under the other op names no entry.
+    let memo = refund(&path, "memo", &tx);
+    assert_eq!(memo.status.code(), Some(1));
+    assert_eq!(serde_json::from_slice::<Value>(&memo.stdout).unwrap(), not_refundable);
+    assert_eq!(refunds_counted(&store).await, 1);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_malformed_transaction_is_refused_before_the_store_is_opened() {
+    let dir = std::env::temp_dir().join(format!("payability-refund-bad-{}", std::process::id()));
+    let path = dir.join("store.sqlite3");
+    for tx in ["0OIl".repeat(11), "short".to_owned(), format!("{}/", "5".repeat(60))] {
+        let output = refund(&path, "check", &tx);
+        assert_eq!(output.status.code(), Some(2), "{tx}");
+        assert!(output.stdout.is_empty(), "{tx}");
+        let error: Value = serde_json::from_slice(&output.stderr).unwrap();
+        assert_eq!(error["error"]["rule"], "tx_not_base58", "{tx}");
+        assert!(!error.to_string().contains(&tx), "the input is not echoed");
+    }
+    assert!(!dir.exists(), "no store was created");
+}

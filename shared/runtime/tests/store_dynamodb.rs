@@ -180,6 +180,13 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             }),
         ),
         (
+            "mark_refunded",
+            Box::pin({
+                let (store, key) = (s(store), entry.key());
+                async move { store.mark_refunded(&key).await.map(drop) }
+            }),
+        ),
+        (
             "fill_cad",
             Box::pin({
                 let (store, rate) = (s(store), rate.clone());

@@ -236,6 +236,7 @@ async fn contend(store: &SqliteStore) -> (u32, u32) {
 enum WriteCall {
     Append,
     FillCad,
+    MarkRefunded,
     Claim,
     Advance,
     Resume,
@@ -245,9 +246,10 @@ enum WriteCall {
 }
 
 impl WriteCall {
-    const ALL: [Self; 8] = [
+    const ALL: [Self; 9] = [
         Self::Append,
         Self::FillCad,
+        Self::MarkRefunded,
         Self::Claim,
         Self::Advance,
         Self::Resume,
@@ -264,6 +266,7 @@ async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreErr
     match call {
         WriteCall::Append => store.append(&pending_entry(2)).await.map(drop),
         WriteCall::FillCad => store.fill_cad(&pending_entry(1).key(), &rate()).await.map(drop),
+        WriteCall::MarkRefunded => store.mark_refunded(&pending_entry(1).key()).await.map(drop),
         WriteCall::Claim => {
             store.claim(&PaymentId::PayloadSha256([7; 32]), PaidOp::Memo, T0).await.map(drop)
         }

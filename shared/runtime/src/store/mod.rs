@@ -34,6 +34,13 @@ pub trait Ledger: Send + Sync {
         key: &LedgerKey,
         rate: &CadRate,
     ) -> impl Future<Output = Result<FillOutcome, StoreError>> + Send;
+
+    /// Sets the `refund` flag of a paid entry (only while it is unset; a house entry was
+    /// never paid, so it is never refunded). The refund itself is paid out of band.
+    fn mark_refunded(
+        &self,
+        key: &LedgerKey,
+    ) -> impl Future<Output = Result<RefundOutcome, StoreError>> + Send;
 }
 
 /// Payment claims: each payment is used once; markers move verified -> settled -> delivered.

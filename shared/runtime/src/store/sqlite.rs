@@ -347,6 +347,19 @@ impl Ledger for SqliteStore {
         })
         .await
     }
+
+    async fn mark_refunded(&self, key: &LedgerKey) -> Result<RefundOutcome, StoreError> {
+        let key = key.as_str().to_owned();
+        self.in_write_transaction(move |transaction| {
+            let marked = transaction
+                .prepare_cached(
+                    "UPDATE ledger SET refund = 1 WHERE pk = ?1 AND refund = 0 AND house = 0",
+                )?
+                .execute(params![key])?;
+            Ok(if marked == 1 { RefundOutcome::Refunded } else { RefundOutcome::NotRefundable })
+        })
+        .await
+    }
 }
 
 impl PaymentClaims for SqliteStore {

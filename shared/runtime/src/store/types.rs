@@ -274,9 +274,23 @@ impl CriteriaVersion {
 pub struct LedgerKey(String);
 
 impl LedgerKey {
+    /// The key of a paid entry of `op` settled by transaction `tx` (the key
+    /// [`LedgerEntry::key`] gives that entry): how an operator names an entry.
+    pub fn paid(op: PaidOp, tx: &Base58Id) -> Self {
+        Self(format!("{}{}", ledger_prefix(op), tx.as_str()))
+    }
+
     /// The key as stored.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// The key prefix of an op's ledger.
+fn ledger_prefix(op: PaidOp) -> &'static str {
+    match op {
+        PaidOp::Check => CHECK_LEDGER_PREFIX,
+        PaidOp::Memo => MEMO_LEDGER_PREFIX,
     }
 }
 
@@ -300,15 +314,11 @@ pub struct LedgerEntry {
 impl LedgerEntry {
     /// The entry's key: `pvc:ledger:` or `pvm:ledger:` and the payment id.
     pub fn key(&self) -> LedgerKey {
-        let prefix = match self.verdict.op() {
-            PaidOp::Check => CHECK_LEDGER_PREFIX,
-            PaidOp::Memo => MEMO_LEDGER_PREFIX,
-        };
-        let id = match &self.payer {
-            Payer::Paid { tx, .. } => tx.as_str().to_owned(),
-            Payer::House { id } => format!("house-{}", id.as_str()),
-        };
-        LedgerKey(format!("{prefix}{id}"))
+        let op = self.verdict.op();
+        match &self.payer {
+            Payer::Paid { tx, .. } => LedgerKey::paid(op, tx),
+            Payer::House { id } => LedgerKey(format!("{}house-{}", ledger_prefix(op), id.as_str())),
+        }
     }
 
     /// The published verdict line, derived from the op, the state and the time.
@@ -338,6 +348,16 @@ pub enum FillOutcome {
     Filled,
     /// The entry is missing or no longer pending; nothing was written.
     NotPending,
+}
+
+/// The outcome of marking a ledger entry refunded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefundOutcome {
+    /// The entry's `refund` flag was set.
+    Refunded,
+    /// No entry has this key, it is already refunded, or it is a house entry (never paid);
+    /// nothing was written.
+    NotRefundable,
 }
 
 /// A payment's identity: its transaction signature, or the SHA-256 of the submitted payment

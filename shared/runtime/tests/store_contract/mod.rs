@@ -68,6 +68,8 @@ fn day(text: &str) -> UtcDay {
 pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
     ledger_appends_each_key_once_and_keeps_the_ops_apart(&*fixture).await;
     ledger_fills_a_pending_cad_block_once(&*fixture).await;
+    ledger_marks_only_an_unrefunded_paid_entry_refunded(&*fixture).await;
+    twenty_concurrent_refunds_of_one_entry_yield_one(fixture.clone()).await;
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
     verified_marker_resume_is_bounded(&*fixture).await;
     fifty_concurrent_claims_of_one_payment_yield_one(fixture.clone()).await;
@@ -118,6 +120,75 @@ async fn ledger_fills_a_pending_cad_block_once<F: Fixture>(fixture: &F) {
     let missing = paid_entry(99, check_verdict(CheckState::Populated), None).key();
     assert_eq!(store.fill_cad(&missing, &rate).await, Ok(FillOutcome::NotPending));
     assert_eq!(store.cad_pending(10).await.unwrap(), vec![house]);
+}
+
+async fn ledger_marks_only_an_unrefunded_paid_entry_refunded<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let check = paid_entry(41, check_verdict(CheckState::Populated), None);
+    let memo = paid_entry(42, LedgerVerdict::Memo { state: MemoState::Bound }, None);
+    let house = LedgerEntry {
+        payer: Payer::House { id: HouseId::parse("fedcba9876543210fedcba9876543210").unwrap() },
+        ..paid_entry(43, check_verdict(CheckState::Populated), None)
+    };
+    for entry in [&check, &memo, &house] {
+        assert_eq!(store.append(entry).await, Ok(AppendOutcome::Appended));
+    }
+    assert_eq!(LedgerKey::paid(PaidOp::Check, &tx(41)), check.key(), "the operator's name");
+    assert_eq!(LedgerKey::paid(PaidOp::Memo, &tx(42)), memo.key(), "the operator's name");
+    let (refunded, not_refundable) = (RefundOutcome::Refunded, RefundOutcome::NotRefundable);
+    let cases = [
+        ("a paid check", check.key(), refunded),
+        ("the same check again", check.key(), not_refundable),
+        ("a house entry", house.key(), not_refundable),
+        ("an unknown transaction", LedgerKey::paid(PaidOp::Check, &tx(49)), not_refundable),
+        (
+            "a memo entry under the check key",
+            LedgerKey::paid(PaidOp::Check, &tx(42)),
+            not_refundable,
+        ),
+        ("a paid memo", memo.key(), refunded),
+    ];
+    for (case, key, want) in cases {
+        assert_eq!(store.mark_refunded(&key).await, Ok(want), "{case}");
+    }
+    // Read back field for field (all three are CAD-pending): only the refund flags moved,
+    // no entry was created, and the items still hold only the closed attribute list.
+    let mut listed = store.cad_pending(10).await.unwrap();
+    listed.sort_by_key(|e| e.key().as_str().to_owned());
+    let as_refunded = |entry: &LedgerEntry| LedgerEntry {
+        cad: CadBlock { refund: true, ..entry.cad.clone() },
+        ..entry.clone()
+    };
+    let mut want = vec![as_refunded(&check), house, as_refunded(&memo)];
+    want.sort_by_key(|e| e.key().as_str().to_owned());
+    assert_eq!(listed, want);
+}
+
+async fn twenty_concurrent_refunds_of_one_entry_yield_one<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let entry = paid_entry(44, check_verdict(CheckState::AmountsOnly), None);
+    assert_eq!(first.append(&entry).await, Ok(AppendOutcome::Appended));
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..20)
+        .map(|n| {
+            let store = handles[n % handles.len()].clone();
+            let key = entry.key();
+            tokio::spawn(async move { store.mark_refunded(&key).await })
+        })
+        .collect();
+    let mut refunded = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(RefundOutcome::Refunded) => refunded += 1,
+            Ok(RefundOutcome::NotRefundable) => {}
+            Err(e) => panic!("a refund failed: {e}"),
+        }
+    }
+    assert_eq!(refunded, 1, "exactly one of 20 concurrent refunds of one entry wins");
+    assert!(first.cad_pending(10).await.unwrap()[0].cad.refund, "the flag is set");
 }
 
 async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixture: &F) {
@@ -376,6 +447,8 @@ async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
     for entry in &entries {
         store.append(entry).await.unwrap();
     }
+    // A refunded entry still holds only the closed attribute list.
+    assert_eq!(store.mark_refunded(&entries[0].key()).await, Ok(RefundOutcome::Refunded));
     // Every free-text-looking value is a validated type: a URL or canary cannot be one.
     assert!(HouseId::parse(&format!("{CANARY}{url}")).is_none());
     assert!(Base58Id::parse(&format!("{CANARY}{url}")).is_none());

@@ -7,7 +7,7 @@ use super::attributes::{Item, KEY, key_of, read_text, text};
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use crate::store::{
-    AppendOutcome, CadRate, FillOutcome, Ledger, LedgerEntry, LedgerKey, StoreError,
+    AppendOutcome, CadRate, FillOutcome, Ledger, LedgerEntry, LedgerKey, RefundOutcome, StoreError,
 };
 
 impl Ledger for DynamoStore {
@@ -78,6 +78,28 @@ impl Ledger for DynamoStore {
         Ok(match conditional(update)? {
             Conditional::Written(_) => FillOutcome::Filled,
             Conditional::ConditionFailed => FillOutcome::NotPending,
+        })
+    }
+
+    async fn mark_refunded(&self, key: &LedgerKey) -> Result<RefundOutcome, StoreError> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.ledger)
+            .set_key(Some(key_of(key.as_str())))
+            .update_expression("SET #refund = :refunded")
+            .condition_expression("attribute_exists(#pk) AND #refund = :unset AND #house = :paid")
+            .expression_attribute_names("#pk", KEY)
+            .expression_attribute_names("#refund", "refund")
+            .expression_attribute_names("#house", "house")
+            .expression_attribute_values(":refunded", AttributeValue::Bool(true))
+            .expression_attribute_values(":unset", AttributeValue::Bool(false))
+            .expression_attribute_values(":paid", AttributeValue::Bool(false))
+            .send()
+            .await;
+        Ok(match conditional(update)? {
+            Conditional::Written(_) => RefundOutcome::Refunded,
+            Conditional::ConditionFailed => RefundOutcome::NotRefundable,
         })
     }
 }
