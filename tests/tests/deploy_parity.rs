@@ -1,0 +1,530 @@
+//! Deploy parity: `template.yaml` against the workspace. Each test fails when something
+//! exists on one side only: a function package without a template function (or the
+//! reverse), a route without an API event, a store table without a DynamoDB table, an
+//! environment variable the code reads that the template never sets, or one the template
+//! sets that no code reads.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use payability_runtime::api::Route;
+use payability_runtime::store::dynamodb::{KEY, TABLE_VARIABLES};
+use yaml_serde::{Mapping, Value};
+
+/// API Gateway's integration timeout: every function behind the API must finish first.
+const API_GATEWAY_TIMEOUT_S: u64 = 30;
+/// Lambda's own limit, for a function no API waits on (the signing-key custom resource).
+const LAMBDA_TIMEOUT_S: u64 = 900;
+
+/// The function answering every other `POST` (`Route::ALL` has no entry for it).
+const NOT_COVERED: &str = "not-covered";
+
+/// Variables the deployed code can read that the template deliberately never sets.
+const LOCAL_ONLY: [(&str, &str); 4] = [
+    (
+        "PAYABILITY_ALLOW_PRIVATE_TARGETS",
+        "lets fetches reach loopback and private addresses: local tests only",
+    ),
+    ("PAYABILITY_SIGNING_KEY_FILE", "a local key file; on AWS the seed is in Secrets Manager"),
+    ("PAYABILITY_HOUSE_TOKEN", "the plain house token for local runs; on AWS it is a secret"),
+    ("PAYABILITY_BOC_VALET_ORIGIN", "a test stand-in for the Bank of Canada Valet origin"),
+];
+
+/// Variable names that would carry a secret value: only `_SECRET_ARN` variables may have
+/// them, and those hold a reference to a secret, never the value.
+const SECRET_WORDS: [&str; 5] = ["TOKEN", "SECRET", "SEED", "PASSWORD", "PRIVATE_KEY"];
+
+/// The Rust sources the deployed functions are built from (where their variables are read).
+const CODE_DIRS: [&str; 2] = ["shared/runtime/src", "shared/lambda/src"];
+
+// ------------------------------------------------------------------------ workspace
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+fn read(relative: &str) -> String {
+    let path = workspace_root().join(relative);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn cargo_toml(relative: &str) -> toml::Table {
+    read(relative).parse().unwrap_or_else(|e| panic!("{relative} is not TOML: {e}"))
+}
+
+/// Each `functions/<dir>/Cargo.toml`: `(dir, package name, binary names)`.
+fn function_packages() -> Vec<(String, String, Vec<String>)> {
+    let mut packages = Vec::new();
+    let dir = workspace_root().join("functions");
+    for entry in fs::read_dir(&dir).expect("functions/ is a directory") {
+        let entry = entry.expect("functions/ is readable");
+        if !entry.path().join("Cargo.toml").is_file() {
+            continue;
+        }
+        let name = entry.file_name().into_string().expect("a UTF-8 folder name");
+        let manifest = cargo_toml(&format!("functions/{name}/Cargo.toml"));
+        let package = manifest["package"]["name"].as_str().expect("a package name").to_owned();
+        let binaries = match manifest.get("bin").and_then(|b| b.as_array()) {
+            Some(bins) => bins
+                .iter()
+                .map(|b| b["name"].as_str().expect("a [[bin]] name").to_owned())
+                .collect(),
+            None => vec![package.clone()],
+        };
+        packages.push((name, package, binaries));
+    }
+    packages.sort();
+    packages
+}
+
+/// Every string literal that is exactly a `PAYABILITY_*` name, in the code the functions
+/// are built from.
+fn code_variables() -> BTreeSet<String> {
+    let mut dirs: Vec<PathBuf> = CODE_DIRS.iter().map(|d| workspace_root().join(d)).collect();
+    for (dir, _, _) in function_packages() {
+        dirs.push(workspace_root().join("functions").join(dir).join("src"));
+    }
+    let mut found = BTreeSet::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("a readable directory").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs::read_to_string(&path).expect("a readable source file");
+                found.extend(variable_literals(&text));
+            }
+        }
+    }
+    found
+}
+
+/// `"PAYABILITY_[A-Z0-9_]+"` literals in one source text.
+fn variable_literals(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\"PAYABILITY_") {
+        let after = &rest[at + 1..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(after.len());
+        if after[end..].starts_with('"') {
+            names.push(after[..end].to_owned());
+        }
+        rest = &after[end..];
+    }
+    names
+}
+
+/// Every `(METHOD, path, function binary)` the code serves through API Gateway.
+fn code_routes() -> BTreeSet<(String, String, String)> {
+    let mut routes: BTreeSet<_> = Route::ALL
+        .into_iter()
+        .flat_map(|route| {
+            route.methods().iter().map(move |method| {
+                (method.as_str().to_owned(), route.path().to_owned(), route.name().to_owned())
+            })
+        })
+        .collect();
+    routes.insert(("POST".into(), "/{proxy+}".into(), NOT_COVERED.into()));
+    routes
+}
+
+// ------------------------------------------------------------------------ template
+
+fn template() -> Value {
+    yaml_serde::from_str(&read("template.yaml")).expect("template.yaml is YAML")
+}
+
+fn resources(template: &Value) -> &Mapping {
+    template["Resources"].as_mapping().expect("the template has Resources")
+}
+
+fn resources_of_type<'t>(template: &'t Value, kind: &str) -> Vec<(&'t str, &'t Value)> {
+    resources(template)
+        .iter()
+        .filter(|(_, resource)| literal(&resource["Type"]) == Some(kind))
+        .map(|(id, resource)| (id.as_str().expect("a string logical id"), resource))
+        .collect()
+}
+
+/// Template functions by binary name (`Metadata.BuildProperties.Binary`).
+fn functions(template: &Value) -> BTreeMap<&str, (&str, &Value)> {
+    let mut by_binary = BTreeMap::new();
+    for (id, function) in resources_of_type(template, "AWS::Serverless::Function") {
+        let binary = literal(&function["Metadata"]["BuildProperties"]["Binary"])
+            .unwrap_or_else(|| panic!("{id} has no Metadata.BuildProperties.Binary"));
+        assert!(by_binary.insert(binary, (id, function)).is_none(), "two functions build {binary}");
+    }
+    by_binary
+}
+
+/// A function property, else the same property under `Globals.Function`.
+fn function_property<'t>(template: &'t Value, function: &'t Value, name: &str) -> &'t Value {
+    match function["Properties"].get(name) {
+        Some(value) => value,
+        None => &template["Globals"]["Function"][name],
+    }
+}
+
+/// The value under a short-form CloudFormation tag (`!Ref`, `!If`, ...) or its long form.
+fn intrinsic<'v>(value: &'v Value, tag: &str) -> Option<&'v Value> {
+    match value {
+        Value::Tagged(tagged) if tagged.tag == tag => Some(&tagged.value),
+        Value::Mapping(map) if map.len() == 1 => {
+            let long = if tag == "Ref" { "Ref".to_owned() } else { format!("Fn::{tag}") };
+            map.get(long.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// A plain string scalar (`as_str` would also see through a tag such as `!Ref`).
+fn literal(value: &Value) -> Option<&str> {
+    match value {
+        Value::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// The logical id or parameter a `!Ref` names.
+fn ref_target(value: &Value) -> Option<&str> {
+    intrinsic(value, "Ref")?.as_str()
+}
+
+/// `(name, value)` of every environment variable of every function, by binary.
+fn environments(template: &Value) -> BTreeMap<&str, BTreeMap<&str, &Value>> {
+    functions(template)
+        .into_iter()
+        .map(|(binary, (_, function))| {
+            let variables = function["Properties"]["Environment"]["Variables"]
+                .as_mapping()
+                .map(|vars| {
+                    vars.iter().map(|(k, v)| (k.as_str().expect("a string name"), v)).collect()
+                })
+                .unwrap_or_default();
+            (binary, variables)
+        })
+        .collect()
+}
+
+/// Every environment variable name the template sets, on any function.
+fn template_variables(template: &Value) -> BTreeSet<String> {
+    environments(template).values().flat_map(|vars| vars.keys().map(|k| k.to_string())).collect()
+}
+
+fn sorted<T: Ord + Clone>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
+    items.into_iter().collect()
+}
+
+/// Fails naming what is on one side only; each side is `(its name, its set)`.
+fn assert_same<T: Ord + std::fmt::Debug>(
+    what: &str,
+    (left_name, left): (&str, &BTreeSet<T>),
+    (right_name, right): (&str, &BTreeSet<T>),
+) {
+    let left_only: Vec<_> = left.difference(right).collect();
+    let right_only: Vec<_> = right.difference(left).collect();
+    assert!(
+        left_only.is_empty() && right_only.is_empty(),
+        "{what}: only in {left_name}: {left_only:?}; only in {right_name}: {right_only:?}"
+    );
+}
+
+// ------------------------------------------------------------------------ tests
+
+#[test]
+fn function_packages_are_workspace_members_and_template_functions() {
+    let packages = function_packages();
+    let manifest = cargo_toml("Cargo.toml");
+    let members: BTreeSet<String> = manifest["workspace"]["members"]
+        .as_array()
+        .expect("workspace members")
+        .iter()
+        .filter_map(|m| m.as_str()?.strip_prefix("functions/").map(str::to_owned))
+        .collect();
+    assert_same(
+        "function packages",
+        ("functions/*/Cargo.toml", &sorted(packages.iter().map(|(dir, _, _)| dir.clone()))),
+        ("the workspace members", &members),
+    );
+    let binaries = sorted(packages.iter().flat_map(|(_, _, bins)| bins.iter().cloned()));
+    let template = template();
+    let template_binaries = sorted(functions(&template).keys().map(|b| b.to_string()));
+    assert_same(
+        "function binaries",
+        ("the function packages", &binaries),
+        ("template.yaml (Metadata.BuildProperties.Binary)", &template_binaries),
+    );
+    for (_, package, bins) in &packages {
+        assert_eq!(
+            bins,
+            std::slice::from_ref(package),
+            "{package}: one binary named after its package"
+        );
+    }
+}
+
+#[test]
+fn every_function_is_an_arm64_cargo_lambda_binary_within_its_timeout_limit() {
+    let template = template();
+    let expected: [(&str, Value); 4] = [
+        ("Runtime", Value::from("provided.al2023")),
+        ("Handler", Value::from("bootstrap")),
+        ("Architectures", Value::Sequence(vec![Value::from("arm64")])),
+        ("CodeUri", Value::from(".")),
+    ];
+    for (binary, (id, function)) in functions(&template) {
+        assert_eq!(
+            literal(&function["Metadata"]["BuildMethod"]),
+            Some("rust-cargolambda"),
+            "{id} ({binary}): BuildMethod"
+        );
+        for (property, value) in &expected {
+            assert_eq!(
+                function_property(&template, function, property),
+                value,
+                "{id} ({binary}): {property}"
+            );
+        }
+        let timeout = function_property(&template, function, "Timeout")
+            .as_u64()
+            .unwrap_or_else(|| panic!("{id} ({binary}): Timeout is a number of seconds"));
+        if function["Properties"]["Events"].is_null() {
+            assert!(timeout <= LAMBDA_TIMEOUT_S, "{id} ({binary}): Timeout {timeout} s");
+        } else {
+            assert!(
+                timeout < API_GATEWAY_TIMEOUT_S,
+                "{id} ({binary}): Timeout {timeout} s, behind the API it must be below \
+                 {API_GATEWAY_TIMEOUT_S} s"
+            );
+        }
+        assert!(
+            function_property(&template, function, "VpcConfig").is_null(),
+            "{id} ({binary}): functions run outside any VPC"
+        );
+    }
+}
+
+#[test]
+fn api_events_match_the_routes() {
+    let template = template();
+    let mut events = BTreeSet::new();
+    for (binary, (id, function)) in functions(&template) {
+        let Some(function_events) = function["Properties"]["Events"].as_mapping() else {
+            continue;
+        };
+        for (name, event) in function_events {
+            let name = name.as_str().unwrap_or("?");
+            assert_eq!(event["Type"].as_str(), Some("HttpApi"), "{id}.{name}: an HttpApi event");
+            let properties = &event["Properties"];
+            assert_eq!(
+                ref_target(&properties["ApiId"]),
+                Some("PayabilityApi"),
+                "{id}.{name}: ApiId is !Ref PayabilityApi"
+            );
+            let method = literal(&properties["Method"]).expect("a method").to_ascii_uppercase();
+            let path = literal(&properties["Path"]).expect("a path").to_owned();
+            assert!(events.insert((method, path, binary.to_owned())), "{id}.{name}: twice");
+        }
+    }
+    assert_same(
+        "(method, path, function) routes",
+        ("Route::ALL and the catch-all", &code_routes()),
+        ("template.yaml's HttpApi events", &events),
+    );
+}
+
+#[test]
+fn watch_router_matches_the_routes() {
+    let manifest = cargo_toml("Cargo.toml");
+    let router: BTreeSet<(String, String)> =
+        manifest["workspace"]["metadata"]["lambda"]["watch"]["router"]
+            .as_table()
+            .expect("[workspace.metadata.lambda.watch.router]")
+            .iter()
+            .map(|(path, binary)| (path.clone(), binary.as_str().expect("a binary").to_owned()))
+            .collect();
+    let mut expected: BTreeSet<(String, String)> =
+        Route::ALL.iter().map(|r| (r.path().to_owned(), r.name().to_owned())).collect();
+    expected.insert(("/{*path}".into(), NOT_COVERED.into()));
+    assert_same(
+        "(path, binary) routes",
+        ("Route::ALL and the catch-all", &expected),
+        ("[workspace.metadata.lambda.watch.router]", &router),
+    );
+}
+
+#[test]
+fn tables_match_the_store_tables() {
+    let template = template();
+    let code = sorted(TABLE_VARIABLES.iter().map(|(name, _)| name.to_string()));
+    let template_tables = sorted(
+        template_variables(&template).into_iter().filter(|n| n.starts_with("PAYABILITY_TABLE_")),
+    );
+    assert_same(
+        "PAYABILITY_TABLE_* variables",
+        ("TABLE_VARIABLES", &code),
+        ("template.yaml's environments", &template_tables),
+    );
+
+    let environments = environments(&template);
+    let mut table_of_variable: BTreeMap<&str, &str> = BTreeMap::new();
+    for (variable, ttl) in TABLE_VARIABLES {
+        for (binary, variables) in &environments {
+            let Some(value) = variables.get(variable) else { continue };
+            let table = ref_target(value)
+                .unwrap_or_else(|| panic!("{binary}: {variable} is !Ref of a table"));
+            let first = *table_of_variable.entry(variable).or_insert(table);
+            assert_eq!(table, first, "{binary}: {variable} names the same table everywhere");
+        }
+        let table = table_of_variable[variable];
+        let resource = &template["Resources"][table];
+        assert_eq!(resource["Type"].as_str(), Some("AWS::DynamoDB::Table"), "{variable}: {table}");
+        let properties = &resource["Properties"];
+        assert_eq!(
+            properties["KeySchema"],
+            yaml_serde::from_str::<Value>(&format!("[{{AttributeName: {KEY}, KeyType: HASH}}]"))
+                .unwrap(),
+            "{table}: KeySchema is exactly {KEY} HASH"
+        );
+        assert_eq!(
+            properties["AttributeDefinitions"],
+            yaml_serde::from_str::<Value>(&format!("[{{AttributeName: {KEY}, AttributeType: S}}]"))
+                .unwrap(),
+            "{table}: {KEY} is a string and the only attribute definition"
+        );
+        assert_eq!(properties["BillingMode"].as_str(), Some("PAY_PER_REQUEST"), "{table}");
+        let spec = &properties["TimeToLiveSpecification"];
+        match ttl {
+            Some(attribute) => {
+                assert_eq!(spec["AttributeName"].as_str(), Some(attribute), "{table}: TTL");
+                assert_eq!(spec["Enabled"].as_bool(), Some(true), "{table}: TTL enabled");
+            }
+            None => assert!(spec.is_null(), "{table}: the store sets no TTL here"),
+        }
+    }
+    let referenced = sorted(table_of_variable.values().map(|t| t.to_string()));
+    assert_eq!(referenced.len(), TABLE_VARIABLES.len(), "each variable names its own table");
+    let declared = sorted(
+        resources_of_type(&template, "AWS::DynamoDB::Table")
+            .into_iter()
+            .map(|(id, _)| id.to_owned()),
+    );
+    assert_same(
+        "DynamoDB tables",
+        ("the tables a variable names", &referenced),
+        ("the AWS::DynamoDB::Table resources", &declared),
+    );
+}
+
+#[test]
+fn environment_variables_match_what_the_code_reads() {
+    let template = template();
+    assert!(
+        template["Globals"]["Function"]["Environment"].is_null(),
+        "per-function environments only: the signing-key function must not depend on its own \
+         custom resource"
+    );
+    let code = code_variables();
+    let set = template_variables(&template);
+    let local_only = sorted(LOCAL_ONLY.iter().map(|(name, _)| name.to_string()));
+
+    let unread: Vec<_> = set.difference(&code).collect();
+    assert!(unread.is_empty(), "template.yaml sets variables no code reads: {unread:?}");
+    let stale: Vec<_> = local_only.difference(&code).collect();
+    assert!(stale.is_empty(), "LOCAL_ONLY names variables no code reads any more: {stale:?}");
+    let unset: Vec<_> = code.difference(&set).filter(|n| !local_only.contains(*n)).collect();
+    assert!(
+        unset.is_empty(),
+        "the code reads variables template.yaml never sets (set them, or add them to \
+         LOCAL_ONLY with a reason): {unset:?}"
+    );
+}
+
+#[test]
+fn template_never_sets_local_only_variables() {
+    let template = template();
+    for (binary, variables) in environments(&template) {
+        assert!(
+            !variables.contains_key("PAYABILITY_ALLOW_PRIVATE_TARGETS"),
+            "{binary}: PAYABILITY_ALLOW_PRIVATE_TARGETS must never be set on a deployed service"
+        );
+        for (name, reason) in LOCAL_ONLY {
+            assert!(!variables.contains_key(name), "{binary} sets {name} ({reason})");
+        }
+    }
+}
+
+#[test]
+fn secrets_are_referenced_never_inlined() {
+    let template = template();
+    let secret_arn_parameters: BTreeSet<&str> = template["Parameters"]
+        .as_mapping()
+        .expect("Parameters")
+        .keys()
+        .filter_map(Value::as_str)
+        .filter(|p| p.ends_with("SecretArn"))
+        .collect();
+    let is_secret_resource = |id: &str| {
+        literal(&template["Resources"][id]["Type"]) == Some("AWS::SecretsManager::Secret")
+    };
+    // `!Ref Secret`, `!Ref XSecretArn`, or `!If [cond, one of those, one of those]`.
+    let secret_reference = |value: &Value| -> bool {
+        let plain = |v: &Value| {
+            ref_target(v)
+                .is_some_and(|t| is_secret_resource(t) || secret_arn_parameters.contains(t))
+        };
+        plain(value)
+            || intrinsic(value, "If").and_then(Value::as_sequence).is_some_and(|branches| {
+                branches.len() == 3 && plain(&branches[1]) && plain(&branches[2])
+            })
+    };
+    let mut secret_variables = BTreeSet::new();
+    for (binary, variables) in environments(&template) {
+        for (name, value) in variables {
+            for text in string_leaves(value) {
+                assert!(!looks_like_secret(text), "{binary}: {name} holds a secret-like literal");
+            }
+            if SECRET_WORDS.iter().any(|word| name.contains(word)) {
+                assert!(name.ends_with("_SECRET_ARN"), "{binary}: {name} would carry a secret");
+                assert!(
+                    secret_reference(value),
+                    "{binary}: {name} is !Ref or !If of a Secrets Manager secret or ARN parameter"
+                );
+                secret_variables.insert(name);
+            }
+        }
+    }
+    assert_same(
+        "variables naming a secret",
+        (
+            "the expected",
+            &sorted(["PAYABILITY_HOUSE_TOKEN_SECRET_ARN", "PAYABILITY_SIGNING_KEY_SECRET_ARN"]),
+        ),
+        ("template.yaml's environments", &secret_variables),
+    );
+}
+
+/// The literal strings of a value, in intrinsic functions too, leaving out the logical
+/// names and condition names they refer to (`!Ref X`, `!GetAtt X.Y`, `!If [C, ...]`).
+fn string_leaves(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(text) => vec![text],
+        Value::Tagged(tagged) if tagged.tag == "Ref" || tagged.tag == "GetAtt" => Vec::new(),
+        Value::Tagged(tagged) if tagged.tag == "If" => match tagged.value.as_sequence() {
+            Some(branches) => branches.iter().skip(1).flat_map(string_leaves).collect(),
+            None => Vec::new(),
+        },
+        Value::Tagged(tagged) => string_leaves(&tagged.value),
+        Value::Sequence(items) => items.iter().flat_map(string_leaves).collect(),
+        Value::Mapping(map) => map.values().flat_map(string_leaves).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A literal long enough and plain enough to be a key or token.
+fn looks_like_secret(text: &str) -> bool {
+    text.len() >= 16 && text.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
+}
