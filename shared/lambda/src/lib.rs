@@ -26,21 +26,33 @@ use signing_key_resource::ResourceRequest;
 /// Runs a function that answers `routes` (other paths: 404 `not_found`).
 pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     init_logs();
-    let mut config = ServiceConfig::from_env(None)?;
+    let mut config = started(ServiceConfig::from_env(None))?;
     let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-    let secrets = secrets::load_from_env(Some(&sdk)).await?;
+    let secrets = started(secrets::load_from_env(Some(&sdk)).await)?;
     config.house_token = secrets.house_token.or(config.house_token);
     let seed = secrets.signing_seed;
     match config.store.clone() {
         StoreChoice::DynamoDb(tables) => {
             let store = DynamoStore::new(&sdk, tables);
-            serve(routes, Service::new(config, &seed, store, clock::now)?).await
+            serve(routes, started(Service::new(config, &seed, store, clock::now))?).await
         }
         StoreChoice::Embedded(path) => {
-            let store = SqliteStore::open(&path)?;
-            serve(routes, Service::new(config, &seed, store, clock::now)?).await
+            let store = started(SqliteStore::open(&path))?;
+            serve(routes, started(Service::new(config, &seed, store, clock::now))?).await
         }
     }
+}
+
+/// A start-up step's result; a failure is logged as one line naming the problem (the
+/// errors here carry setting names and static words, never a value) before the process
+/// exits and Lambda reports the failed start.
+fn started<T, E: std::error::Error + Send + Sync + 'static>(
+    result: Result<T, E>,
+) -> Result<T, lambda_http::Error> {
+    result.map_err(|error| {
+        tracing::error!(problem = %error, "start-up failed");
+        lambda_http::Error::from(error)
+    })
 }
 
 /// Runs the criteria function: `/criteria` from the pinned public key and the retired keys
@@ -48,11 +60,10 @@ pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
 /// `PAYABILITY_PREVIOUS_SIGNING_KEYS`); it never reads the seed.
 pub async fn run_criteria() -> Result<(), lambda_http::Error> {
     init_logs();
-    let publication = KeyPublication::from_env()?;
-    let current = publication
-        .pinned
-        .clone()
-        .ok_or(ConfigError { variable: published_keys::PUBLIC_KEY_VAR, problem: "is not set" })?;
+    let publication = started(KeyPublication::from_env())?;
+    let pinned = publication.pinned.clone();
+    let unset = ConfigError { variable: published_keys::PUBLIC_KEY_VAR, problem: "is not set" };
+    let current = started(pinned.ok_or(unset))?;
     let keys = publication.entries(&current);
     lambda_http::run(service_fn(move |event: Request| {
         let response = answer_criteria(&api_request(event), keys.clone());
@@ -64,13 +75,12 @@ pub async fn run_criteria() -> Result<(), lambda_http::Error> {
 /// Runs the metrics function: `/metrics` from the counters in the store alone.
 pub async fn run_metrics() -> Result<(), lambda_http::Error> {
     init_logs();
-    let choice = StoreChoice::from_env()?;
-    match choice {
+    match started(StoreChoice::from_env())? {
         StoreChoice::DynamoDb(tables) => {
             let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
             serve_metrics(DynamoStore::new(&sdk, tables)).await
         }
-        StoreChoice::Embedded(path) => serve_metrics(SqliteStore::open(&path)?).await,
+        StoreChoice::Embedded(path) => serve_metrics(started(SqliteStore::open(&path))?).await,
     }
 }
 

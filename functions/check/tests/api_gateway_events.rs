@@ -1,0 +1,212 @@
+//! The `check` function binary as Lambda runs it: started against a loopback stand-in for
+//! the Lambda Runtime API and handed API Gateway HTTP API events. Its unpaid 402 must name
+//! the API's own URL (domain and stage from the request context, the stage prefix taken
+//! off the path) and grade POPULATED there; a seed that is not the pinned key never starts.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::grade::check::grade_check;
+use payability_core::signing::ReportSigner;
+use serde_json::{Value, json};
+
+const WALLET: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+const DOMAIN: &str = "abc123.execute-api.us-east-1.amazonaws.com";
+const SEED: [u8; 32] = [0x42; 32];
+
+/// An API Gateway HTTP API (payload 2.0) event.
+fn event(method: &str, raw_path: &str, stage: &str) -> Value {
+    json!({
+        "version": "2.0",
+        "routeKey": format!("{method} /check"),
+        "rawPath": raw_path,
+        "rawQueryString": "",
+        "headers": {"host": DOMAIN},
+        "requestContext": {
+            "accountId": "123456789012", "apiId": "abc123", "domainName": DOMAIN,
+            "domainPrefix": "abc123", "requestId": "r-1", "routeKey": format!("{method} /check"),
+            "stage": stage, "time": "30/Nov/2026:00:00:00 +0000", "timeEpoch": 0,
+            "http": {"method": method, "path": raw_path, "protocol": "HTTP/1.1",
+                     "sourceIp": "192.0.2.1", "userAgent": "test"},
+        },
+        "isBase64Encoded": false,
+    })
+}
+
+/// A loopback Runtime API: hands out the queued events on `/invocation/next` (then holds
+/// the request open) and passes every posted answer (path, body) to the test.
+struct RuntimeApi {
+    address: String,
+    answers: Receiver<(String, Value)>,
+}
+
+impl RuntimeApi {
+    fn start(events: Vec<Value>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let queue = Arc::new(Mutex::new(VecDeque::from(events)));
+        let (sender, answers) = mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (queue, sender) = (queue.clone(), sender.clone());
+                std::thread::spawn(move || serve_connection(stream, &queue, &sender));
+            }
+        });
+        Self { address, answers }
+    }
+
+    fn next_answer(&self) -> (String, Value) {
+        self.answers.recv_timeout(Duration::from_secs(20)).expect("the function answered")
+    }
+}
+
+fn serve_connection(
+    stream: TcpStream,
+    queue: &Mutex<VecDeque<Value>>,
+    answers: &Sender<(String, Value)>,
+) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut stream = stream;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            let lower = line.to_ascii_lowercase();
+            assert!(!lower.starts_with("transfer-encoding"), "the stand-in reads sized bodies");
+            if let Some(value) = lower.strip_prefix("content-length:") {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
+        if path.ends_with("/invocation/next") {
+            let Some(event) = queue.lock().unwrap().pop_front() else {
+                std::thread::sleep(Duration::from_secs(60));
+                return;
+            };
+            let event = event.to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nlambda-runtime-aws-request-id: r-1\r\n\
+                 lambda-runtime-deadline-ms: 9999999999999\r\n\
+                 lambda-runtime-invoked-function-arn: arn:aws:lambda:us-east-1:123456789012:function:check\r\n\
+                 lambda-runtime-trace-id: Root=1-00000000-000000000000000000000000\r\n\r\n",
+                event.len()
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream.write_all(event.as_bytes()).unwrap();
+        } else {
+            stream.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").unwrap();
+            let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            answers.send((path, body)).unwrap();
+        }
+    }
+}
+
+/// A port nothing listens on: the facilitator there refuses, so the configured fallback
+/// fee payer is advertised.
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Starts the binary against `runtime`, pinned to `pinned_seed`'s public key.
+fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32]) -> Child {
+    let dir = std::env::temp_dir().join(format!("payability-check-fn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let seed_file = dir.join("seed");
+    let hex: String = SEED.iter().map(|b| format!("{b:02x}")).collect();
+    std::fs::write(&seed_file, hex).unwrap();
+    let pinned = ReportSigner::from_seed(&pinned_seed).descriptor().jwk.x.clone();
+    Command::new(env!("CARGO_BIN_EXE_check"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("AWS_LAMBDA_RUNTIME_API", &runtime.address)
+        .env("AWS_LAMBDA_FUNCTION_NAME", "check")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "512")
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
+        .env("AWS_LAMBDA_LOG_STREAM_NAME", "test")
+        .env("AWS_LAMBDA_LOG_GROUP_NAME", "test")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_CONFIG_FILE", "/dev/null")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("PAYABILITY_OPERATOR_WALLET", WALLET)
+        .env("PAYABILITY_STORE", dir.join("store.sqlite3"))
+        .env("PAYABILITY_SIGNING_KEY_FILE", &seed_file)
+        .env("PAYABILITY_SIGNING_PUBLIC_KEY", pinned)
+        .env("PAYABILITY_FACILITATOR_URL", format!("http://127.0.0.1:{}", closed_port()))
+        .env("PAYABILITY_FEE_PAYER", WALLET)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The API Gateway answer as the challenge a stranger would capture.
+fn captured(answer: &Value) -> FetchOutcome {
+    let header = answer["headers"]["payment-required"].as_str().map(|h| h.as_bytes().to_vec());
+    FetchOutcome::Captured(Capture {
+        status: answer["statusCode"].as_u64().unwrap() as u16,
+        payment_required: header,
+        body: CapturedBody::Complete(
+            answer["body"].as_str().unwrap_or_default().as_bytes().to_vec(),
+        ),
+    })
+}
+
+#[test]
+fn the_unpaid_challenge_names_the_api_url_and_grades_populated() {
+    // (method, raw path, stage) -> (status, the URL the challenge must name)
+    let v1_url = format!("https://{DOMAIN}/v1/check");
+    let default_url = format!("https://{DOMAIN}/check");
+    let vectors = [
+        (("GET", "/v1/check", "v1"), 402, Some(v1_url.as_str())),
+        (("GET", "/check", "$default"), 402, Some(default_url.as_str())),
+        (("POST", "/v1/metrics", "v1"), 404, None),
+        (("DELETE", "/v1/check", "v1"), 405, None),
+    ];
+    let events = vectors.iter().map(|((m, p, s), _, _)| event(m, p, s)).collect();
+    let runtime = RuntimeApi::start(events);
+    let mut child = start_check(&runtime, SEED);
+    for ((method, raw_path, stage), status, url) in vectors {
+        let (path, answer) = runtime.next_answer();
+        assert!(path.ends_with("/invocation/r-1/response"), "{path}");
+        assert_eq!(answer["statusCode"], status, "{method} {raw_path} {stage}: {answer}");
+        let Some(url) = url else { continue };
+        let body: Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
+        assert_eq!(body["accepts"][0]["resource"], url, "{raw_path} {stage}");
+        let verdict = grade_check(url, &captured(&answer));
+        assert_eq!(verdict.state.as_str(), "POPULATED", "{raw_path} {stage}: {verdict:?}");
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_seed_that_is_not_the_pinned_key_never_starts() {
+    let runtime = RuntimeApi::start(vec![event("GET", "/v1/check", "v1")]);
+    let child = start_check(&runtime, [0x43; 32]);
+    let output = child.wait_with_output().unwrap();
+    assert!(!output.status.success());
+    // The JSON log line (stdout, as Lambda collects it) names the problem in words.
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(log.contains("start-up failed"), "{log}");
+    assert!(log.contains("PAYABILITY_SIGNING_PUBLIC_KEY is not the signing seed's"), "{log}");
+    assert!(runtime.answers.try_recv().is_err(), "no invocation was answered");
+}
