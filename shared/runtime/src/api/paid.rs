@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::respond::{ApiResponse, error, json_response, unavailable};
-use super::service::{FEE_LOOKUP_BOUND, RATE_LOOKUP_BOUND, Service, Stores};
+use super::service::{FEE_LOOKUP_BOUND, Offer, RATE_LOOKUP_BOUND, Service, Stores};
 use crate::payment::facilitator::{FacilitatorError, Settled};
 use crate::payment::solana_rpc::transaction_fee;
 use crate::store::*;
@@ -92,13 +92,6 @@ impl Version {
     }
 }
 
-/// What a paid request is offered: the route, its `resource` URL and the fee payer.
-struct Offer<'a> {
-    route: PaidRoute,
-    resource_url: &'a str,
-    fee_payer: &'a str,
-}
-
 /// A payment that passed verify and its claim: what settlement and delivery need.
 struct ClaimedPayment {
     version: Version,
@@ -123,7 +116,8 @@ impl<S: Stores> Service<S> {
         };
         match self.fee_payer().await {
             Some(fee_payer) => {
-                self.challenge_response(route, &resource_url, fee_payer, "payment required")
+                let offer = Offer { route, resource_url: &resource_url, fee_payer };
+                self.challenge_response(&offer, "payment required")
             }
             None => payments_unavailable(),
         }
@@ -132,12 +126,10 @@ impl<S: Stores> Service<S> {
     /// A 402 carrying our challenge; `reason` is static text placed in the body's `error`.
     pub(super) fn challenge_response(
         &self,
-        route: PaidRoute,
-        resource_url: &str,
-        fee_payer: &str,
+        offer: &Offer<'_>,
         reason: &'static str,
     ) -> ApiResponse {
-        let challenge = self.challenge(route, resource_url, fee_payer);
+        let challenge = self.challenge(offer);
         let mut body: Value =
             serde_json::from_slice(&challenge.body).expect("our challenge is JSON");
         body["error"] = json!(reason);
@@ -166,18 +158,14 @@ impl<S: Stores> Service<S> {
             return Ok(self.deliver_house(route, &target).await);
         }
         let fee_payer = self.fee_payer().await.ok_or_else(payments_unavailable)?;
+        let offer = Offer { route, resource_url: &resource_url, fee_payer };
         let v2 = request.headers.get(V2_PAYMENT_HEADER);
         let v1 = request.headers.get(V1_PAYMENT_HEADER);
         let (version, raw) = match (v2, v1) {
             (Some(raw), _) => (Version::V2, raw),
             (None, Some(raw)) => (Version::V1, raw),
             (None, None) => {
-                return Ok(self.challenge_response(
-                    route,
-                    &resource_url,
-                    fee_payer,
-                    "payment required",
-                ));
+                return Ok(self.challenge_response(&offer, "payment required"));
             }
         };
         let decoded = match decode_payment_header(version.number(), raw.as_bytes()) {
@@ -186,24 +174,13 @@ impl<S: Stores> Service<S> {
                 return Err(error(StatusCode::BAD_REQUEST, refusal.rule(), refusal.message()));
             }
             Err(refusal) => {
-                return Ok(self.challenge_response(
-                    route,
-                    &resource_url,
-                    fee_payer,
-                    refusal.message(),
-                ));
+                return Ok(self.challenge_response(&offer, refusal.message()));
             }
         };
-        let offer = Offer { route, resource_url: &resource_url, fee_payer };
         let requirements = match self.requirements_for(&offer, version, &decoded) {
             Ok(requirements) => requirements,
             Err(refusal) => {
-                return Ok(self.challenge_response(
-                    route,
-                    &resource_url,
-                    fee_payer,
-                    refusal.message(),
-                ));
+                return Ok(self.challenge_response(&offer, refusal.message()));
             }
         };
         let payment = self.verify_and_claim(&offer, version, decoded, requirements).await?;
@@ -228,7 +205,7 @@ impl<S: Stores> Service<S> {
     ) -> Result<Value, PaymentRefusal> {
         // Empty memo: the terms carry none (v1), and v2's memo is checked apart.
         let route = offer.route;
-        let terms = self.terms(route, offer.resource_url, offer.fee_payer, "");
+        let terms = self.terms(offer, "");
         match version {
             Version::V2 => {
                 let accepted =
@@ -270,12 +247,8 @@ impl<S: Stores> Service<S> {
                         return Err(already_used());
                     }
                     self.count(Counter::PaymentFailure).await;
-                    return Err(self.challenge_response(
-                        route,
-                        offer.resource_url,
-                        offer.fee_payer,
-                        "the facilitator did not verify this payment",
-                    ));
+                    return Err(self
+                        .challenge_response(offer, "the facilitator did not verify this payment"));
                 }
                 Err(_) => return Err(facilitator_unavailable()),
             };
@@ -320,9 +293,7 @@ impl<S: Stores> Service<S> {
                     self.count(Counter::PaymentFailure).await;
                     return match failure {
                         FacilitatorError::Refused => self.challenge_response(
-                            route,
-                            offer.resource_url,
-                            offer.fee_payer,
+                            offer,
                             "settlement failed; no verdict was released",
                         ),
                         _ => facilitator_unavailable(),

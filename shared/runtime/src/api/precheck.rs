@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::ApiRequest;
 use super::paid::parse_body;
 use super::respond::{ApiResponse, error, json_response, unavailable};
-use super::service::{Service, Stores};
+use super::service::{Offer, Service, Stores};
 use crate::store::{Base58Id, CallerKey, Counter, FreeTierDecision};
 
 /// The body of a pre-check.
@@ -92,7 +92,8 @@ impl<S: Stores> Service<S> {
                 };
                 return match self.fee_payer().await {
                     Some(fee_payer) => {
-                        self.challenge_response(route, &resource_url, fee_payer, reason)
+                        let offer = Offer { route, resource_url: &resource_url, fee_payer };
+                        self.challenge_response(&offer, reason)
                     }
                     None => unavailable(
                         "payments_unavailable",

@@ -54,6 +54,13 @@ impl std::fmt::Display for ServiceError {
 
 impl std::error::Error for ServiceError {}
 
+/// What a paid route offers one request: the route, its `resource` URL and the fee payer.
+pub(super) struct Offer<'a> {
+    pub(super) route: PaidRoute,
+    pub(super) resource_url: &'a str,
+    pub(super) fee_payer: &'a str,
+}
+
 /// The running service.
 pub struct Service<S> {
     pub(super) config: ServiceConfig,
@@ -149,36 +156,26 @@ impl<S: Stores> Service<S> {
         Ok(format!("{base}/{}", route.as_str()))
     }
 
-    /// Our challenge for a route with a fresh, tagged, expiring memo.
-    pub(super) fn challenge(
-        &self,
-        route: PaidRoute,
-        resource_url: &str,
-        fee_payer: &str,
-    ) -> OwnChallenge {
+    /// Our challenge for an offer with a fresh, tagged, expiring memo.
+    pub(super) fn challenge(&self, offer: &Offer<'_>) -> OwnChallenge {
         let now = (self.clock)();
         let mut nonce = [0u8; 12];
         getrandom::fill(&mut nonce).expect("the system random source works");
-        let memo = issue_memo(&self.memo_key, route, UtcMillis(now.0 + MEMO_LIFETIME_MS), nonce);
-        own_challenge(&self.terms(route, resource_url, fee_payer, &memo))
+        let expires = UtcMillis(now.0 + MEMO_LIFETIME_MS);
+        let memo = issue_memo(&self.memo_key, offer.route, expires, nonce);
+        own_challenge(&self.terms(offer, &memo))
     }
 
-    /// The terms of our challenge for a route.
-    pub(super) fn terms<'a>(
-        &'a self,
-        route: PaidRoute,
-        resource_url: &'a str,
-        fee_payer: &'a str,
-        memo: &'a str,
-    ) -> ChallengeTerms<'a> {
+    /// The terms of our challenge for an offer.
+    pub(super) fn terms<'a>(&'a self, offer: &Offer<'a>, memo: &'a str) -> ChallengeTerms<'a> {
         ChallengeTerms {
-            resource_url,
-            description: match route {
+            resource_url: offer.resource_url,
+            description: match offer.route {
                 PaidRoute::Check => "One signed challenge payability verdict (payability/v1 check)",
                 PaidRoute::Memo => "One signed memo-binding verdict (payability/v1 memo)",
             },
             pay_to: &self.config.operator_wallet,
-            fee_payer,
+            fee_payer: offer.fee_payer,
             token_account: &self.token_account,
             memo,
         }
