@@ -3,4 +3,5 @@
 
 pub mod memo;
 pub mod solana;
+pub mod transaction;
 pub mod x402;

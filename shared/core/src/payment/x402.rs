@@ -5,7 +5,9 @@
 //! `specs/x402-specification-v2.md` (sections 5.2, 7) and
 //! `specs/schemes/exact/scheme_exact_svm.md`: the header value is standard base64 of a UTF-8
 //! JSON `PaymentPayload` whose `payload.transaction` is the base64 partially-signed Solana
-//! transaction.
+//! transaction. Both layers are decoded once, with one base64 rule (standard alphabet, padding
+//! optional), and the transaction is parsed into a [`PaymentTransaction`] here, so every later
+//! step (the claim, the landing lookup) sees the same bytes and the same identity.
 //!
 //! Refusals are closed-form: a stable rule id and a static message, never a received value.
 
@@ -15,6 +17,8 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::{Map, Value};
 
 use super::memo::{MemoCheck, MemoKey, PaidRoute, check_memo};
+pub use super::transaction::MAX_TRANSACTION_BYTES;
+use super::transaction::PaymentTransaction;
 use crate::challenge::NETWORK_V1;
 use crate::report::UtcMillis;
 
@@ -29,10 +33,8 @@ pub const V2_RESPONSE_HEADER: &str = "payment-response";
 /// Largest payment header value we decode, in bytes (a Solana transaction is at most 1,232
 /// bytes, so a real payment is a few KiB of base64).
 pub const MAX_PAYMENT_HEADER_BYTES: usize = 16_384;
-/// Largest serialized Solana transaction (the network's packet data size), in bytes.
-pub const MAX_TRANSACTION_BYTES: usize = 1_232;
-
-/// Standard alphabet, padding optional, canonical trailing bits required.
+/// Standard alphabet, padding optional, canonical trailing bits required: the one base64 rule
+/// for both the header and the transaction inside it.
 const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
     &STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
@@ -45,8 +47,9 @@ pub struct DecodedPayment {
     pub version: u8,
     /// The whole decoded `PaymentPayload` JSON, as forwarded to the facilitator.
     pub payload: Value,
-    /// `payload.transaction`: the base64 partially-signed Solana transaction.
-    pub transaction: String,
+    /// `payload.transaction`, base64-decoded and parsed: the partially-signed Solana
+    /// transaction.
+    pub transaction: PaymentTransaction,
     /// v2 only: the `accepted` requirements object the payer chose.
     pub accepted: Option<Value>,
 }
@@ -60,7 +63,8 @@ pub enum PaymentRefusal {
     HeaderMalformed,
     /// `x402Version` is not the version of the header it came in.
     VersionUnsupported,
-    /// `payload.transaction` (or, in v2, `accepted`) is missing or not well-formed.
+    /// `payload.transaction` is missing or not base64 of a Solana wire transaction (or, in
+    /// v2, `accepted` is missing or not an object).
     PayloadMalformed,
     /// The scheme is not `exact`.
     WrongScheme,
@@ -130,7 +134,7 @@ impl PaymentRefusal {
                 "X-PAYMENT must carry x402Version 1 and PAYMENT-SIGNATURE x402Version 2"
             }
             Self::PayloadMalformed => {
-                "the payment lacks payload.transaction as base64 of at most 1232 bytes, or (v2) an accepted object"
+                "payload.transaction must be base64 of a Solana wire transaction of at most 1232 bytes, and (v2) accepted an object"
             }
             Self::WrongScheme => "the payment scheme is not exact",
             Self::WrongNetwork => "the payment is not for Solana mainnet",
@@ -166,7 +170,8 @@ impl PaymentRefusal {
 ///
 /// Both: at most [`MAX_PAYMENT_HEADER_BYTES`]; standard base64 (padding optional, surrounding
 /// spaces and tabs ignored) of a UTF-8 JSON object whose `x402Version` equals `version`, with
-/// `payload.transaction` a non-empty base64 string of at most [`MAX_TRANSACTION_BYTES`].
+/// `payload.transaction` base64 of a Solana wire transaction of at most
+/// [`MAX_TRANSACTION_BYTES`] (parsed by [`PaymentTransaction::parse`]).
 /// v1 also needs `scheme` "exact" and `network` "solana"; v2 needs an `accepted` object
 /// (checked against our requirements by [`check_v2_accepted`]).
 pub fn decode_payment_header(version: u8, raw: &[u8]) -> Result<DecodedPayment, PaymentRefusal> {
@@ -210,20 +215,18 @@ pub fn decode_payment_header(version: u8, raw: &[u8]) -> Result<DecodedPayment, 
         .get("payload")
         .and_then(|p| p.get("transaction"))
         .and_then(Value::as_str)
-        .filter(|t| transaction_well_formed(t))
-        .ok_or(PaymentRefusal::PayloadMalformed)?
-        .to_owned();
+        .and_then(decode_transaction)
+        .ok_or(PaymentRefusal::PayloadMalformed)?;
     Ok(DecodedPayment { version, payload, transaction, accepted })
 }
 
-/// A non-empty standard-base64 string of at most [`MAX_TRANSACTION_BYTES`] bytes.
-fn transaction_well_formed(text: &str) -> bool {
-    if text.is_empty() || text.len() > MAX_TRANSACTION_BYTES.div_ceil(3) * 4 {
-        return false;
+/// Base64 (the one rule) of a Solana wire transaction of at most [`MAX_TRANSACTION_BYTES`].
+fn decode_transaction(text: &str) -> Option<PaymentTransaction> {
+    if text.len() > MAX_TRANSACTION_BYTES.div_ceil(3) * 4 {
+        return None;
     }
-    PAYMENT_BASE64
-        .decode(text)
-        .is_ok_and(|bytes| (1..=MAX_TRANSACTION_BYTES).contains(&bytes.len()))
+    let bytes = PAYMENT_BASE64.decode(text).ok()?;
+    PaymentTransaction::parse(bytes).ok()
 }
 
 /// Checks a v2 payment's `accepted` against the requirements object we issue (`issued`, as
@@ -286,6 +289,7 @@ mod tests {
     use super::*;
     use crate::challenge::{ChallengeTerms, NETWORK_V2, requirements_v2};
     use crate::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
+    use crate::payment::transaction::fixture;
     use base64::engine::general_purpose::STANDARD as B64;
     use serde_json::json;
 
@@ -312,8 +316,22 @@ mod tests {
         })
     }
 
+    /// A valid legacy payment transaction (fee payer, buyer, token accounts, mint, token
+    /// program; one transfer), base64 as a client sends it.
     fn transaction() -> String {
-        B64.encode([1u8; 300])
+        B64.encode(fixture::legacy())
+    }
+
+    /// [`transaction`] as decoding parses it.
+    fn parsed_transaction() -> PaymentTransaction {
+        PaymentTransaction::parse(fixture::legacy()).unwrap()
+    }
+
+    /// The valid transaction with `extra` trailing zero bytes.
+    fn padded_transaction(extra: usize) -> String {
+        let mut bytes = fixture::legacy();
+        bytes.resize(bytes.len() + extra, 0);
+        B64.encode(bytes)
     }
 
     fn v2_payload(accepted: Value) -> Value {
@@ -363,20 +381,25 @@ mod tests {
         let v1 = decode_payment_header(1, &encode(&v1_payload())).unwrap();
         assert_eq!(v1.version, 1);
         assert_eq!(v1.payload, v1_payload());
-        assert_eq!(v1.transaction, transaction());
+        assert_eq!(v1.transaction, parsed_transaction());
         assert_eq!(v1.accepted, None);
 
         let accepted = issued(&memo_for(PaidRoute::Check, NOW.0 + 1));
         let v2 = decode_payment_header(2, &encode(&v2_payload(accepted.clone()))).unwrap();
         assert_eq!(v2.version, 2);
         assert_eq!(v2.payload, v2_payload(accepted.clone()));
-        assert_eq!(v2.transaction, transaction());
+        assert_eq!(v2.transaction, parsed_transaction());
         assert_eq!(v2.accepted, Some(accepted));
     }
 
     #[test]
     fn decode_tolerates_missing_padding_and_surrounding_spaces() {
-        let padded = String::from_utf8(encode(&v1_payload())).unwrap();
+        // An extra member whose length makes the encoding need padding.
+        let payload = (0..3)
+            .map(|n| with(&v1_payload(), "/pad", Some(json!("x".repeat(n)))))
+            .find(|p| p.to_string().len() % 3 != 0)
+            .unwrap();
+        let padded = String::from_utf8(encode(&payload)).unwrap();
         assert!(padded.ends_with('='), "the vector needs padding to strip");
         let unpadded = padded.trim_end_matches('=');
         assert!(decode_payment_header(1, unpadded.as_bytes()).is_ok());
@@ -529,7 +552,39 @@ mod tests {
             (
                 "transaction over 1232 bytes",
                 2,
-                encode(&with(&v2, "/payload/transaction", Some(json!(B64.encode([0u8; 1233]))))),
+                encode(&with(
+                    &v2,
+                    "/payload/transaction",
+                    Some(json!(padded_transaction(
+                        MAX_TRANSACTION_BYTES + 1 - fixture::legacy().len()
+                    ))),
+                )),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction not a Solana transaction",
+                1,
+                encode(&with(&v1, "/payload/transaction", Some(json!(B64.encode([1u8; 300]))))),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction url-safe base64",
+                1,
+                encode(&with(
+                    &v1,
+                    "/payload/transaction",
+                    Some(json!(transaction().replace('+', "-").replace('/', "_") + "-_")),
+                )),
+                PaymentRefusal::PayloadMalformed,
+            ),
+            (
+                "transaction with inner whitespace",
+                1,
+                encode(&with(
+                    &v1,
+                    "/payload/transaction",
+                    Some(json!(format!("{} {}", &transaction()[..8], &transaction()[8..]))),
+                )),
                 PaymentRefusal::PayloadMalformed,
             ),
             (
@@ -576,13 +631,25 @@ mod tests {
 
     #[test]
     fn transaction_bounds() {
-        assert!(transaction_well_formed(&B64.encode([0u8; 1])));
-        assert!(transaction_well_formed(&B64.encode([0u8; 1232])));
-        assert!(transaction_well_formed(B64.encode([7u8; 2]).trim_end_matches('=')));
-        assert!(!transaction_well_formed(&B64.encode([0u8; 1233])));
-        assert!(!transaction_well_formed(""));
-        assert!(!transaction_well_formed("===="));
-        assert!(!transaction_well_formed("AB=C"));
+        let at_cap = padded_transaction(MAX_TRANSACTION_BYTES - fixture::legacy().len());
+        assert_eq!(decode_transaction(&at_cap).map(|t| t.bytes.len()), Some(MAX_TRANSACTION_BYTES));
+        assert_eq!(decode_transaction(&transaction()), Some(parsed_transaction()));
+        let unpadded = padded_transaction(1);
+        assert!(unpadded.ends_with('='), "the vector needs padding to strip");
+        assert_eq!(
+            decode_transaction(unpadded.trim_end_matches('=')).map(|t| t.identity()),
+            Some(parsed_transaction().identity())
+        );
+        assert_eq!(
+            decode_transaction(&padded_transaction(
+                MAX_TRANSACTION_BYTES + 1 - fixture::legacy().len()
+            )),
+            None
+        );
+        assert_eq!(decode_transaction(&B64.encode([0u8; 1])), None);
+        assert_eq!(decode_transaction(""), None);
+        assert_eq!(decode_transaction("===="), None);
+        assert_eq!(decode_transaction("AB=C"), None);
     }
 
     #[test]
