@@ -9,15 +9,21 @@ facilitator fixture and the service call:
 - getAccountInfo: the USDC mint EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v as a real SPL
   Mint account (82 bytes, decimals 6, owner the Token program) in base64, base58 or
   jsonParsed; any other account is null.
-- getLatestBlockhash (a fresh blockhash each call, remembered), isBlockhashValid.
+- getLatestBlockhash (a fresh blockhash each call, remembered), isBlockhashValid (true for a
+  blockhash this stub issued and the test has not expired, whatever the commitment).
 - simulateTransaction: success (`err: null`, `unitsConsumed`) for a decodable transaction
   whose blockhash this stub issued (or with replaceRecentBlockhash); with sigVerify every
   signature must verify.
-- sendTransaction: every signature must verify and the blockhash must be ours; the
-  transaction is recorded and its first signature returned (the facilitator fixture sends
-  what it settles here when started with --rpc).
+- sendTransaction: every signature must verify and the blockhash must be ours and not
+  expired; the transaction is recorded and its first signature returned (the facilitator
+  fixture sends what it settles here when started with --rpc). simulateTransaction answers
+  BlockhashNotFound for an expired blockhash too.
+- getSignaturesForAddress: the recorded transactions that list the address among their
+  static account keys, newest first, at most `limit` (default 1000, 1..=1000), as
+  `[{signature, slot, err: null, memo: null, blockTime, confirmationStatus: "confirmed"}]`.
 - getSignatureStatuses, and getTransaction: recorded transactions answer with `meta.fee`
-  (5000 lamports unless --fee-lamports) in json, jsonParsed, base64 or base58 encoding; like
+  (5000 lamports unless --fee-lamports) in json, jsonParsed, base64 (`transaction:
+  [<base64 wire bytes>, "base64"]`) or base58 encoding; like
   a real node it refuses a version-0 transaction unless the request carries
   `maxSupportedTransactionVersion` (error -32015). Unknown signatures answer `null`.
 - getHealth, getVersion, getSlot, getBlockHeight, getGenesisHash, getFeeForMessage,
@@ -30,7 +36,17 @@ Control (test-only) endpoints:
                           "transactions": [sig, ...], "modes": {...}}
 - POST /__stub/mode   {"getTransaction": "normal"|"null"|"error"|"slow", "slow_seconds": s}
   ("slow" sleeps min(s, 30) seconds before answering normally; "error" answers -32000.)
-- POST /__stub/reset  -> counts cleared, modes normal (recorded transactions kept).
+- POST /__stub/reset  -> counts cleared, modes normal (recorded transactions and expired
+  blockhashes kept).
+- POST /__stub/expire_blockhashes  -> {"expired": n}: every blockhash issued so far is no
+  longer valid (isBlockhashValid answers false, sendTransaction and simulateTransaction refuse
+  it); blockhashes issued afterwards are valid.
+- POST /__stub/land  {"transaction": "<base64 wire tx>"}  -> {"signature": "<first signature
+  base58>"}: records the transaction as landed, as sendTransaction would but without its
+  signature and blockhash checks (so a test can put a payment on chain without a
+  facilitator). 400 when the transaction does not deserialise. Transactions are recorded by
+  first signature, once: a transaction whose fee-payer slot is still empty lands under the
+  all-zero signature ("1" * 64), so fill slot 0 to land several.
 """
 
 from __future__ import annotations
@@ -95,6 +111,7 @@ class State:
         self.slot = 350_000_000
         self.block_height = 328_000_000
         self.blockhashes: collections.OrderedDict[str, int] = collections.OrderedDict()
+        self.expired: set[str] = set()
         self.transactions: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self.counts: collections.Counter = collections.Counter()
         self.unknown: list[str] = []
@@ -111,8 +128,30 @@ class State:
             bh = str(Hash(os.urandom(32)))
             self.blockhashes[bh] = self.block_height + 150
             while len(self.blockhashes) > 4096:
-                self.blockhashes.popitem(last=False)
+                old, _ = self.blockhashes.popitem(last=False)
+                self.expired.discard(old)
             return bh, self.block_height + 150
+
+    def blockhash_valid(self, bh) -> bool:
+        with self.lock:
+            return isinstance(bh, str) and bh in self.blockhashes and bh not in self.expired
+
+    def expire_blockhashes(self) -> int:
+        with self.lock:
+            fresh = [bh for bh in self.blockhashes if bh not in self.expired]
+            self.expired.update(fresh)
+            return len(fresh)
+
+    def record(self, tx) -> str:
+        """Records a transaction as landed (once); its first signature."""
+        sig = str(tx.signatures[0])
+        with self.lock:
+            if sig not in self.transactions:
+                self.slot += 1
+                self.transactions[sig] = {"tx": tx, "slot": self.slot, "blockTime": int(time.time())}
+                while len(self.transactions) > 10000:
+                    self.transactions.popitem(last=False)
+        return sig
 
 
 def param(params, i, default=None):
@@ -220,7 +259,7 @@ def simulate(state: State, params) -> dict:
     if cfg.get("replaceRecentBlockhash"):
         bh, lvbh = state.new_blockhash()
         replacement = {"blockhash": bh, "lastValidBlockHeight": lvbh}
-    elif str(tx.message.recent_blockhash) not in state.blockhashes:
+    elif not state.blockhash_valid(str(tx.message.recent_blockhash)):
         err = "BlockhashNotFound"
     if err is None:
         try:
@@ -249,16 +288,32 @@ def simulate(state: State, params) -> dict:
 def send(state: State, params) -> str:
     tx, _cfg = decode_wire_tx(params, state)
     check_signatures(tx)
-    if str(tx.message.recent_blockhash) not in state.blockhashes:
+    if not state.blockhash_valid(str(tx.message.recent_blockhash)):
         raise RpcError(-32002, "Transaction simulation failed: Blockhash not found")
-    sig = str(tx.signatures[0])
+    return state.record(tx)
+
+
+def signatures_for_address(state: State, params) -> list:
+    address = param(params, 0)
+    cfg = config_of(params, 1)
+    limit = cfg.get("limit", 1000)
+    if not isinstance(address, str) or not address:
+        raise RpcError(-32602, "Invalid params: address must be a base58 string")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+        raise RpcError(-32602, "Invalid limit; max 1000")
     with state.lock:
-        if sig not in state.transactions:
-            state.slot += 1
-            state.transactions[sig] = {"tx": tx, "slot": state.slot, "blockTime": int(time.time())}
-            while len(state.transactions) > 10000:
-                state.transactions.popitem(last=False)
-    return sig
+        recorded = list(state.transactions.items())
+    found = []
+    for sig, rec in reversed(recorded):
+        if address not in (str(k) for k in rec["tx"].message.account_keys):
+            continue
+        found.append({
+            "signature": sig, "slot": rec["slot"], "err": None, "memo": None,
+            "blockTime": rec["blockTime"], "confirmationStatus": "confirmed",
+        })
+        if len(found) == limit:
+            break
+    return found
 
 
 def signature_statuses(state: State, params) -> dict:
@@ -429,13 +484,15 @@ def dispatch(state: State, method: str, params):
         bh, lvbh = state.new_blockhash()
         return {"context": state.context(), "value": {"blockhash": bh, "lastValidBlockHeight": lvbh}}
     if method == "isBlockhashValid":
-        return {"context": state.context(), "value": param(params, 0) in state.blockhashes}
+        return {"context": state.context(), "value": state.blockhash_valid(param(params, 0))}
     if method == "simulateTransaction":
         return simulate(state, params)
     if method == "sendTransaction":
         return send(state, params)
     if method == "getSignatureStatuses":
         return signature_statuses(state, params)
+    if method == "getSignaturesForAddress":
+        return signatures_for_address(state, params)
     if method == "getTransaction":
         return get_transaction(state, params)
     if method == "getHealth":
@@ -551,6 +608,20 @@ class Handler(BaseHTTPRequestHandler):
                     st.last_params.clear()
                     st.modes = {"getTransaction": "normal", "slow_seconds": 5.0}
                 self._send(200, {"ok": True})
+                return
+            if self.path == "/__stub/expire_blockhashes":
+                self._send(200, {"expired": st.expire_blockhashes()})
+                return
+            if self.path == "/__stub/land":
+                encoded = body.get("transaction") if isinstance(body, dict) else None
+                try:
+                    from solders.transaction import VersionedTransaction
+
+                    tx = VersionedTransaction.from_bytes(base64.b64decode(encoded, validate=True))
+                except Exception:  # noqa: BLE001
+                    self._send(400, {"error": "transaction must be base64 of a wire transaction"})
+                    return
+                self._send(200, {"signature": st.record(tx)})
                 return
             self._send(404, {"error": "unknown control endpoint"})
             return

@@ -1,19 +1,24 @@
 //! The payment adapters against a stub HTTP server on 127.0.0.1: the facilitator client
 //! (`/supported`, `/verify`, `/settle`: happy paths, refusals, forged settlements, unreadable
-//! answers, outages and the time bounds) and the Solana fee lookup (`getTransaction`).
+//! answers, outages and the time bounds), the Solana fee lookup (`getTransaction`) and the
+//! landing lookup (`getSignaturesForAddress`, `getTransaction`, `isBlockhashValid`).
 //!
-//! The stub answers by path with canned replies and records every request (method, path,
-//! body). No test sends traffic anywhere but loopback.
+//! The stub answers by path with canned replies (JSON-RPC replies also by method, and
+//! `getTransaction` by signature) and records every request (method, path, body). No test
+//! sends traffic anywhere but loopback.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use payability_core::challenge::{NETWORK_V2, USDC_MINT};
+use payability_core::payment::solana::encode_pubkey;
+use payability_core::payment::transaction::PaymentTransaction;
 use payability_runtime::payment::facilitator::{
     Facilitator, FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled, Timeouts, Verified,
 };
-use payability_runtime::payment::solana_rpc::transaction_fee;
+use payability_runtime::payment::solana_rpc::{Landing, RpcError, find_landing, transaction_fee};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -43,6 +48,35 @@ enum Reply {
     Silent,
     /// Exact bytes, then close.
     Raw(Vec<u8>),
+    /// A JSON-RPC endpoint: the reply under `"<method> <first param>"`, else under
+    /// `"<method> @<params[1].commitment>"`, else under `"<method>"`, else 404.
+    Rpc(Vec<(String, Reply)>),
+    /// The first reply once (the flag is still false), the second ever after.
+    Then(Arc<AtomicBool>, Box<Reply>, Box<Reply>),
+}
+
+impl Reply {
+    /// The reply to `body` (a JSON-RPC request when this is an RPC reply).
+    fn resolve(self, body: &[u8]) -> Option<Reply> {
+        let methods = match self {
+            Reply::Rpc(methods) => methods,
+            Reply::Then(used, first, then) => {
+                let next = if used.swap(true, Ordering::SeqCst) { then } else { first };
+                return next.resolve(body);
+            }
+            other => return Some(other),
+        };
+        let request: Value = serde_json::from_slice(body).ok()?;
+        let method = request.get("method")?.as_str()?;
+        let first = request.pointer("/params/0").and_then(Value::as_str).unwrap_or_default();
+        let commitment =
+            request.pointer("/params/1/commitment").and_then(Value::as_str).unwrap_or_default();
+        let find = |key: &str| methods.iter().find(|(k, _)| k == key).map(|(_, r)| r.clone());
+        find(&format!("{method} {first}"))
+            .or_else(|| find(&format!("{method} @{commitment}")))
+            .or_else(|| find(method))?
+            .resolve(body)
+    }
 }
 
 fn json_reply(status: u16, value: Value) -> Reply {
@@ -117,8 +151,10 @@ async fn serve(
         return;
     };
     let path = request.path.clone();
+    let body = request.body.clone();
     seen.lock().unwrap().push(request);
     let reply = routes.iter().find(|(p, _)| *p == path).map(|(_, r)| r.clone());
+    let reply = reply.and_then(|r| r.resolve(&body));
     let bytes = match reply {
         Some(Reply::Body(status, body)) => {
             let mut bytes = format!(
@@ -134,6 +170,7 @@ async fn serve(
             tokio::time::sleep(STUB_LIFETIME).await;
             return;
         }
+        Some(Reply::Rpc(_) | Reply::Then(..)) => unreachable!("resolved above"),
         None => {
             b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
         }
@@ -848,4 +885,398 @@ async fn transaction_fee_never_sends_a_malformed_signature() {
         transaction_fee(&client, &refused, &signature(), Duration::from_secs(1)).await,
         None
     );
+}
+
+// ---- Landing lookup ---------------------------------------------------------------------
+
+/// The buyer's key in [`payment_tx`].
+const BUYER: [u8; 32] = [0xb0; 32];
+/// The recent blockhash in [`payment_tx`].
+const BLOCKHASH: [u8; 32] = [0x42; 32];
+
+/// A legacy payment wire transaction: 2 signers [fee payer, buyer] and the token program,
+/// [`BLOCKHASH`], one instruction moving `amount`; `fee_payer_slot` in signature slot 0.
+fn payment_tx(fee_payer_slot: [u8; 64], amount: u64) -> Vec<u8> {
+    let mut bytes = vec![2];
+    bytes.extend(fee_payer_slot);
+    bytes.extend([0xab; 64]);
+    bytes.extend([2, 0, 1, 3]); // header, then 3 static keys
+    bytes.extend([0xfe; 32]);
+    bytes.extend(BUYER);
+    bytes.extend([0x70; 32]);
+    bytes.extend(BLOCKHASH);
+    bytes.extend([1, 2, 2, 1, 0, 9, 3]); // 1 instruction: program 2, accounts [1, 0], 9 bytes
+    bytes.extend(amount.to_le_bytes());
+    bytes
+}
+
+/// The payment as the buyer presents it (fee-payer slot empty).
+fn presented() -> PaymentTransaction {
+    PaymentTransaction::parse(payment_tx([0; 64], 10_000)).unwrap()
+}
+
+/// A base58 transaction signature.
+fn sig(n: u8) -> String {
+    bs58::encode([n; 64]).into_string()
+}
+
+fn rpc_result(result: Value) -> Reply {
+    json_reply(200, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
+}
+
+/// `getSignaturesForAddress` answering `signatures`, newest first.
+fn listing(signatures: &[String]) -> Reply {
+    let entries: Vec<Value> = signatures
+        .iter()
+        .map(|s| json!({"signature": s, "slot": 9, "err": null, "blockTime": 1_760_000_000, "confirmationStatus": "confirmed"}))
+        .collect();
+    rpc_result(json!(entries))
+}
+
+/// `getTransaction` of `bytes` (base64 encoding) with `err` as `meta.err`.
+fn on_chain(bytes: &[u8], err: Value) -> Reply {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    rpc_result(json!({
+        "slot": 9,
+        "blockTime": 1_760_000_000,
+        "meta": {"err": err, "fee": 5000},
+        "transaction": [b64, "base64"],
+        "version": "legacy",
+    }))
+}
+
+fn blockhash_valid(valid: bool) -> Reply {
+    rpc_result(json!({"context": {"slot": 10}, "value": valid}))
+}
+
+/// The landed transaction: the presented one with the fee payer's signature filled in.
+fn landed_tx() -> Vec<u8> {
+    payment_tx([0x11; 64], 10_000)
+}
+
+/// Another transfer of the buyer's (another amount).
+fn other_tx() -> Vec<u8> {
+    payment_tx([0x11; 64], 1)
+}
+
+/// A JSON-RPC stub's replies by method (see [`Reply::Rpc`]).
+type RpcMethods = Vec<(String, Reply)>;
+
+async fn landing_with(methods: RpcMethods) -> (Result<Landing, RpcError>, Vec<Seen>) {
+    let stub = Stub::start(vec![("/rpc", Reply::Rpc(methods))]).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let landing =
+        find_landing(&client, &stub.url("/rpc"), &presented(), Duration::from_secs(3)).await;
+    (landing, stub.seen())
+}
+
+/// Each request's `"<method> <first param or commitment>"`.
+fn calls(seen: &[Seen]) -> Vec<String> {
+    seen.iter()
+        .map(|s| {
+            let body = s.json();
+            let method = body["method"].as_str().unwrap().to_owned();
+            match method.as_str() {
+                "isBlockhashValid" => format!("{method} {}", body["params"][1]["commitment"]),
+                _ => format!("{method} {}", body["params"][0].as_str().unwrap()),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn landing_is_found_among_the_buyers_signatures() {
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&[sig(1), sig(2), sig(3)])),
+        (format!("getTransaction {}", sig(1)), on_chain(&other_tx(), Value::Null)),
+        (format!("getTransaction {}", sig(2)), on_chain(&landed_tx(), Value::Null)),
+        (format!("getTransaction {}", sig(3)), on_chain(&landed_tx(), Value::Null)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::Landed { signature: sig(2), failed: false }));
+    let buyer = encode_pubkey(&BUYER);
+    assert_eq!(
+        calls(&seen),
+        [
+            format!("getSignaturesForAddress {buyer}"),
+            format!("getTransaction {}", sig(1)),
+            format!("getTransaction {}", sig(2)),
+        ],
+        "newest first, stopping at the first match"
+    );
+    assert_eq!(
+        seen[0].json(),
+        json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "getSignaturesForAddress",
+            "params": [buyer, {"limit": 25, "commitment": "confirmed"}],
+        })
+    );
+    assert_eq!(
+        seen[1].json()["params"],
+        json!([sig(1), {"encoding": "base64", "commitment": "confirmed", "maxSupportedTransactionVersion": 0}])
+    );
+    assert!(seen.iter().all(|s| s.method == "POST" && s.path == "/rpc"));
+    assert!(seen.iter().all(|s| s.content_type.as_deref() == Some("application/json")));
+}
+
+#[tokio::test]
+async fn a_landed_transaction_that_failed_says_so() {
+    let (landing, _) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&[sig(4)])),
+        (
+            format!("getTransaction {}", sig(4)),
+            on_chain(&landed_tx(), json!({"InstructionError": [0, {"Custom": 1}]})),
+        ),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::Landed { signature: sig(4), failed: true }));
+}
+
+#[tokio::test]
+async fn a_payment_whose_blockhash_expired_never_lands() {
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&[sig(1)])),
+        (format!("getTransaction {}", sig(1)), on_chain(&other_tx(), Value::Null)),
+        ("isBlockhashValid".into(), blockhash_valid(false)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::NeverLands));
+    let buyer = encode_pubkey(&BUYER);
+    assert_eq!(
+        calls(&seen),
+        [
+            format!("getSignaturesForAddress {buyer}"),
+            format!("getTransaction {}", sig(1)),
+            "isBlockhashValid \"finalized\"".to_owned(),
+            "isBlockhashValid \"confirmed\"".to_owned(),
+            format!("getSignaturesForAddress {buyer}"),
+        ],
+        "the listing is read again once the blockhash has expired; known signatures are not"
+    );
+    assert_eq!(
+        seen[2].json()["params"],
+        json!([encode_pubkey(&BLOCKHASH), {"commitment": "finalized"}])
+    );
+}
+
+#[tokio::test]
+async fn a_payment_confirmed_during_the_lookup_is_landed_not_never() {
+    let listings = Reply::Then(
+        Arc::new(AtomicBool::new(false)),
+        Box::new(listing(&[])),
+        Box::new(listing(&[sig(5)])),
+    );
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listings),
+        (format!("getTransaction {}", sig(5)), on_chain(&landed_tx(), Value::Null)),
+        ("isBlockhashValid".into(), blockhash_valid(false)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::Landed { signature: sig(5), failed: false }));
+    assert_eq!(seen.len(), 5);
+}
+
+#[tokio::test]
+async fn a_payment_with_a_valid_blockhash_may_still_land() {
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&[])),
+        ("isBlockhashValid".into(), blockhash_valid(true)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::NotYet));
+    assert_eq!(calls(&seen)[1..], ["isBlockhashValid \"finalized\"".to_owned()]);
+
+    // A blockhash newer than the finalized slot is unknown there but valid when confirmed.
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&[])),
+        ("isBlockhashValid @finalized".into(), blockhash_valid(false)),
+        ("isBlockhashValid @confirmed".into(), blockhash_valid(true)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::NotYet));
+    assert_eq!(seen.len(), 3);
+
+    // A signature the RPC no longer has (`result: null`) is not a match.
+    let (landing, _) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&[sig(6)])),
+        (format!("getTransaction {}", sig(6)), rpc_result(Value::Null)),
+        ("isBlockhashValid".into(), blockhash_valid(true)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::NotYet));
+}
+
+#[tokio::test]
+async fn landing_lookup_failures_are_unavailable_or_malformed() {
+    let good_listing = || ("getSignaturesForAddress".to_owned(), listing(&[sig(1)]));
+    let cases: Vec<(&str, RpcMethods, RpcError)> = vec![
+        (
+            "RPC 500",
+            vec![("getSignaturesForAddress".into(), json_reply(500, json!({})))],
+            RpcError::Unavailable,
+        ),
+        (
+            "RPC 500 on getTransaction",
+            vec![good_listing(), ("getTransaction".into(), json_reply(500, json!({})))],
+            RpcError::Unavailable,
+        ),
+        (
+            "JSON-RPC error",
+            vec![(
+                "getSignaturesForAddress".into(),
+                json_reply(
+                    200,
+                    json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32005, "message": "Node is behind"}}),
+                ),
+            )],
+            RpcError::Unavailable,
+        ),
+        (
+            "cut short",
+            vec![(
+                "getSignaturesForAddress".into(),
+                Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\":".to_vec()),
+            )],
+            RpcError::Unavailable,
+        ),
+        (
+            "garbage JSON",
+            vec![(
+                "getSignaturesForAddress".into(),
+                Reply::Body(200, b"{\"jsonrpc\": 2.0,".to_vec()),
+            )],
+            RpcError::Malformed,
+        ),
+        (
+            "no jsonrpc member",
+            vec![(
+                "getSignaturesForAddress".into(),
+                json_reply(200, json!({"id": 1, "result": []})),
+            )],
+            RpcError::Malformed,
+        ),
+        (
+            "listing not an array",
+            vec![("getSignaturesForAddress".into(), rpc_result(json!({"signature": sig(1)})))],
+            RpcError::Malformed,
+        ),
+        (
+            "listed signature not base58 of 64 bytes",
+            vec![("getSignaturesForAddress".into(), listing(&[encode_pubkey(&BUYER)]))],
+            RpcError::Malformed,
+        ),
+        (
+            "transaction not base64",
+            vec![
+                good_listing(),
+                (
+                    "getTransaction".into(),
+                    rpc_result(json!({"meta": {"err": null}, "transaction": ["%%", "base64"]})),
+                ),
+            ],
+            RpcError::Malformed,
+        ),
+        (
+            "transaction in json encoding",
+            vec![
+                good_listing(),
+                (
+                    "getTransaction".into(),
+                    rpc_result(
+                        json!({"meta": {"err": null}, "transaction": {"signatures": [sig(1)]}}),
+                    ),
+                ),
+            ],
+            RpcError::Malformed,
+        ),
+        (
+            "transaction not a Solana transaction",
+            vec![good_listing(), ("getTransaction".into(), on_chain(&[1; 300], Value::Null))],
+            RpcError::Malformed,
+        ),
+        (
+            "matching transaction without meta",
+            vec![
+                good_listing(),
+                ("getTransaction".into(), {
+                    use base64::Engine;
+                    let b64 = base64::engine::general_purpose::STANDARD.encode(landed_tx());
+                    rpc_result(json!({"transaction": [b64, "base64"]}))
+                }),
+            ],
+            RpcError::Malformed,
+        ),
+        (
+            "blockhash answer without value",
+            vec![
+                ("getSignaturesForAddress".into(), listing(&[])),
+                ("isBlockhashValid".into(), rpc_result(json!({"context": {"slot": 1}}))),
+            ],
+            RpcError::Malformed,
+        ),
+        (
+            "over the cap",
+            vec![(
+                "getSignaturesForAddress".into(),
+                rpc_result(json!([{"signature": sig(1), "memo": "x".repeat(300 * 1024)}])),
+            )],
+            RpcError::Malformed,
+        ),
+    ];
+    for (name, methods, want) in cases {
+        assert_eq!(landing_with(methods).await.0, Err(want), "{name}");
+    }
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let refused = format!("http://127.0.0.1:{}/rpc", refused_port().await);
+    assert_eq!(
+        find_landing(&client, &refused, &presented(), Duration::from_secs(1)).await,
+        Err(RpcError::Unavailable)
+    );
+}
+
+#[tokio::test]
+async fn a_silent_rpc_is_unavailable_within_the_bound() {
+    let stub = Stub::start(vec![("/rpc", Reply::Silent)]).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let bound = Duration::from_millis(400);
+    let started = Instant::now();
+    let landing = find_landing(&client, &stub.url("/rpc"), &presented(), bound).await;
+    let elapsed = started.elapsed();
+    assert_eq!(landing, Err(RpcError::Unavailable));
+    assert!(elapsed >= bound - Duration::from_millis(20), "{elapsed:?}");
+    assert!(elapsed < bound + Duration::from_millis(500), "{elapsed:?}");
+
+    // One deadline over all calls: a slow but answering RPC does not get `bound` per call.
+    let stub = Stub::start(vec![(
+        "/rpc",
+        Reply::Rpc(vec![
+            ("getSignaturesForAddress".into(), listing(&[sig(1), sig(2)])),
+            (format!("getTransaction {}", sig(1)), on_chain(&other_tx(), Value::Null)),
+            (format!("getTransaction {}", sig(2)), Reply::Silent),
+        ]),
+    )])
+    .await;
+    let started = Instant::now();
+    let landing = find_landing(&client, &stub.url("/rpc"), &presented(), bound).await;
+    let elapsed = started.elapsed();
+    assert_eq!(landing, Err(RpcError::Unavailable));
+    assert!(elapsed < bound + Duration::from_millis(500), "{elapsed:?}");
+}
+
+#[tokio::test]
+async fn a_payment_without_a_buyer_is_malformed_without_a_call() {
+    let stub = Stub::start(vec![("/rpc", listing(&[]))]).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let mut lone = payment_tx([0; 64], 10_000);
+    lone.drain(65..129); // one signature
+    lone[0] = 1;
+    lone[65] = 1; // one required signer: the fee payer alone
+    let lone = PaymentTransaction::parse(lone).unwrap();
+    assert_eq!(lone.buyer(), None);
+    let landing = find_landing(&client, &stub.url("/rpc"), &lone, Duration::from_secs(1)).await;
+    assert_eq!(landing, Err(RpcError::Malformed));
+    assert!(stub.seen().is_empty());
 }

@@ -1,13 +1,18 @@
-//! The Solana fee of a settled payment, from JSON-RPC `getTransaction` at the configured RPC.
-//! Best effort: the ledger records `null` (fee pending) when this yields nothing.
+//! Solana JSON-RPC at the configured RPC: the fee of a settled payment (`getTransaction`; best
+//! effort, the ledger records `null`, fee pending, when this yields nothing) and where a
+//! payment whose settlement is unknown landed (`getSignaturesForAddress`, `getTransaction`,
+//! `isBlockhashValid`).
 
 use std::time::Duration;
 
-use payability_core::payment::solana::decode_signature;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use payability_core::payment::solana::{decode_signature, encode_pubkey};
+use payability_core::payment::transaction::PaymentTransaction;
 use reqwest::Client;
 use serde_json::{Value, json};
 
-use super::read_capped;
+use super::{BodyError, read_capped};
 
 /// Largest RPC answer read, in bytes (a `getTransaction` answer with logs is a few KiB).
 pub const MAX_RPC_ANSWER_BYTES: usize = 256 * 1024;
@@ -45,4 +50,191 @@ pub async fn transaction_fee(
         answer.get("result")?.get("meta")?.get("fee")?.as_u64()
     };
     tokio::time::timeout(bound, call).await.ok().flatten()
+}
+
+/// How many of the buyer's most recent signatures are searched for the payment.
+pub const LANDING_SIGNATURE_LIMIT: usize = 25;
+
+/// Where a payment's transaction stands on chain, as far as the RPC can tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Landing {
+    /// A transaction with this message is on chain (confirmed): its signature (base58) and
+    /// whether it failed (`meta.err` not null).
+    Landed { signature: String, failed: bool },
+    /// No transaction with this message is among the buyer's recent signatures, and the
+    /// blockhash is no longer valid (finalized): it can never land.
+    NeverLands,
+    /// Not found, but its blockhash is still valid: it may still land.
+    NotYet,
+}
+
+/// Why the RPC could not tell (closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpcError {
+    /// The RPC could not be reached, answered a non-2xx status or a JSON-RPC error, broke off,
+    /// or did not answer everything within the bound.
+    Unavailable,
+    /// The RPC answered something that is not the expected JSON-RPC result (or the answer
+    /// went over [`MAX_RPC_ANSWER_BYTES`]), or the payment has no buyer key to search under.
+    Malformed,
+}
+
+/// Looks for the transaction whose message equals `payment.message()`:
+/// `getSignaturesForAddress(buyer, {limit: 25, commitment: "confirmed"})`, then
+/// `getTransaction(sig, {encoding: "base64", commitment: "confirmed",
+/// maxSupportedTransactionVersion: 0})` for each signature (newest first, stop at the first
+/// match; `result.transaction[0]` is parsed with [`PaymentTransaction::parse`] and the messages
+/// compared; a `null` result is not a match). When none matches,
+/// `isBlockhashValid(base58 blockhash, {commitment: "finalized"})`: true → `NotYet`.
+///
+/// `NeverLands` is only answered when it is sure, so two more calls guard it:
+/// - a blockhash newer than the finalized slot is not in the finalized bank yet, so a false
+///   at "finalized" is asked again at "confirmed": true there → `NotYet`;
+/// - the transaction may have been confirmed between the signature listing and the blockhash
+///   check, so once the blockhash is invalid at both (nothing carrying it can land any more)
+///   the buyer's signatures are listed once again and the new ones looked at; only then
+///   `NeverLands`.
+///
+/// Everything within `bound` (one deadline over all calls), answers capped at
+/// [`MAX_RPC_ANSWER_BYTES`]; the proxy setting is the client's (build it with `no_proxy`).
+/// A payment without a buyer key → `Err(Malformed)`, without any call.
+pub async fn find_landing(
+    client: &Client,
+    rpc_url: &str,
+    payment: &PaymentTransaction,
+    bound: Duration,
+) -> Result<Landing, RpcError> {
+    let buyer = encode_pubkey(&payment.buyer().ok_or(RpcError::Malformed)?);
+    let deadline = tokio::time::Instant::now() + bound;
+    let rpc = Rpc { client, url: rpc_url, deadline };
+    let search = async {
+        let mut seen = Vec::new();
+        if let Some(landed) = rpc.search(&buyer, payment, &mut seen).await? {
+            return Ok(landed);
+        }
+        let blockhash = encode_pubkey(&payment.recent_blockhash);
+        if rpc.blockhash_valid(&blockhash, "finalized").await?
+            || rpc.blockhash_valid(&blockhash, "confirmed").await?
+        {
+            return Ok(Landing::NotYet);
+        }
+        Ok(rpc.search(&buyer, payment, &mut seen).await?.unwrap_or(Landing::NeverLands))
+    };
+    tokio::time::timeout_at(deadline, search).await.unwrap_or(Err(RpcError::Unavailable))
+}
+
+/// One RPC endpoint and the deadline every call shares.
+struct Rpc<'a> {
+    client: &'a Client,
+    url: &'a str,
+    deadline: tokio::time::Instant,
+}
+
+impl Rpc<'_> {
+    /// One JSON-RPC call; its `result` member.
+    async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let remaining = self.deadline.saturating_duration_since(tokio::time::Instant::now());
+        let response = self
+            .client
+            .post(self.url)
+            .json(&body)
+            .timeout(remaining)
+            .send()
+            .await
+            .map_err(|_| RpcError::Unavailable)?;
+        if !response.status().is_success() {
+            return Err(RpcError::Unavailable);
+        }
+        let bytes = read_capped(response, MAX_RPC_ANSWER_BYTES).await.map_err(|e| match e {
+            BodyError::Broken => RpcError::Unavailable,
+            BodyError::OverCap => RpcError::Malformed,
+        })?;
+        let mut answer: Value = serde_json::from_slice(&bytes).map_err(|_| RpcError::Malformed)?;
+        if answer.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(RpcError::Malformed);
+        }
+        if answer.get("error").is_some() {
+            return Err(RpcError::Unavailable);
+        }
+        answer.get_mut("result").map(Value::take).ok_or(RpcError::Malformed)
+    }
+
+    /// Searches the buyer's recent signatures not in `seen` (newest first) for a transaction
+    /// with the payment's message; adds each signature looked at to `seen`.
+    async fn search(
+        &self,
+        buyer: &str,
+        payment: &PaymentTransaction,
+        seen: &mut Vec<String>,
+    ) -> Result<Option<Landing>, RpcError> {
+        let listed = self
+            .call(
+                "getSignaturesForAddress",
+                json!([buyer, {"limit": LANDING_SIGNATURE_LIMIT, "commitment": "confirmed"}]),
+            )
+            .await?;
+        let listed = listed.as_array().ok_or(RpcError::Malformed)?;
+        let mut signatures = Vec::with_capacity(listed.len().min(LANDING_SIGNATURE_LIMIT));
+        for entry in listed.iter().take(LANDING_SIGNATURE_LIMIT) {
+            let signature = entry.get("signature").and_then(Value::as_str);
+            let signature = signature.filter(|s| decode_signature(s).is_some());
+            signatures.push(signature.ok_or(RpcError::Malformed)?.to_owned());
+        }
+        for signature in signatures {
+            if seen.contains(&signature) {
+                continue;
+            }
+            let landed = self.landed_as(&signature, payment).await?;
+            seen.push(signature);
+            if landed.is_some() {
+                return Ok(landed);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The landing of `signature` when its transaction carries the payment's message.
+    async fn landed_as(
+        &self,
+        signature: &str,
+        payment: &PaymentTransaction,
+    ) -> Result<Option<Landing>, RpcError> {
+        let result = self
+            .call(
+                "getTransaction",
+                json!([signature, {
+                    "encoding": "base64",
+                    "commitment": "confirmed",
+                    "maxSupportedTransactionVersion": 0,
+                }]),
+            )
+            .await?;
+        if result.is_null() {
+            return Ok(None);
+        }
+        let encoded = result.pointer("/transaction/0").and_then(Value::as_str);
+        if result.pointer("/transaction/1").and_then(Value::as_str) != Some("base64") {
+            return Err(RpcError::Malformed);
+        }
+        let bytes = STANDARD.decode(encoded.ok_or(RpcError::Malformed)?);
+        let bytes = bytes.map_err(|_| RpcError::Malformed)?;
+        let transaction = PaymentTransaction::parse(bytes).map_err(|_| RpcError::Malformed)?;
+        if transaction.message() != payment.message() {
+            return Ok(None);
+        }
+        let failed = match result.get("meta").and_then(|meta| meta.get("err")) {
+            Some(Value::Null) => false,
+            Some(_) => true,
+            None => return Err(RpcError::Malformed),
+        };
+        Ok(Some(Landing::Landed { signature: signature.to_owned(), failed }))
+    }
+
+    /// `isBlockhashValid(blockhash, {commitment})`: its `value`.
+    async fn blockhash_valid(&self, blockhash: &str, commitment: &str) -> Result<bool, RpcError> {
+        let result =
+            self.call("isBlockhashValid", json!([blockhash, {"commitment": commitment}])).await?;
+        result.get("value").and_then(Value::as_bool).ok_or(RpcError::Malformed)
+    }
 }
