@@ -140,9 +140,9 @@ async fn creating_the_tables_again_keeps_them() {
     for (name, endpoint) in local_servers() {
         let fixture = DynamoFixture::new(&endpoint);
         let store = fixture.fresh().await;
-        store.claim(&PaymentId::PayloadSha256([1; 32]), PaidOp::Memo, T0).await.unwrap();
+        store.claim(&PaymentId([1; 32]), PaidOp::Memo, T0).await.unwrap();
         assert_eq!(create_tables(store.client(), store.tables()).await, Ok(()), "{name}");
-        let again = store.claim(&PaymentId::PayloadSha256([1; 32]), PaidOp::Memo, T0).await;
+        let again = store.claim(&PaymentId([1; 32]), PaidOp::Memo, T0).await;
         assert_eq!(again, Ok(ClaimOutcome::AlreadyClaimed), "{name}: the claim survived");
     }
 }
@@ -161,7 +161,7 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
     };
     let day = UtcDay::of(T0).unwrap();
     let rate = CadRate::new("1.3971", day.clone()).unwrap();
-    let payment = PaymentId::PayloadSha256([7; 32]);
+    let payment = PaymentId([7; 32]);
     let caller = CallerKey::Wallet(Base58Id::parse(&"W".repeat(44)).unwrap());
     let s = |store: &Arc<DynamoStore>| store.clone();
     vec![
@@ -196,20 +196,15 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
         (
             "claim",
             Box::pin({
-                let (store, payment) = (s(store), payment.clone());
+                let (store, payment) = (s(store), payment);
                 async move { store.claim(&payment, PaidOp::Check, T0).await.map(drop) }
             }),
         ),
         (
             "advance",
             Box::pin({
-                let (store, payment) = (s(store), payment.clone());
-                async move {
-                    store
-                        .mark_settled(&payment, &Base58Id::parse(&"5".repeat(88)).unwrap())
-                        .await
-                        .map(drop)
-                }
+                let (store, payment) = (s(store), payment);
+                async move { store.advance(&payment, &Transition::Settle).await.map(drop) }
             }),
         ),
         (
@@ -352,7 +347,7 @@ async fn latency_per_operation() {
             (
                 "claim",
                 timed(RUNS, |n| async move {
-                    let id = PaymentId::Transaction(tx_of(n));
+                    let id = payment_id(n);
                     assert_eq!(
                         store.claim(&id, PaidOp::Check, T0).await,
                         Ok(ClaimOutcome::Claimed)
@@ -403,4 +398,11 @@ async fn latency_per_operation() {
             );
         }
     }
+}
+
+/// A distinct payment id per number.
+fn payment_id(n: u32) -> PaymentId {
+    let mut id = [0; 32];
+    id[..4].copy_from_slice(&n.to_le_bytes());
+    PaymentId(id)
 }

@@ -218,7 +218,7 @@ async fn processes_sharing_one_file_keep_every_invariant() {
 async fn contend(store: &SqliteStore) -> (u32, u32) {
     let (mut claimed, mut allowed) = (0, 0);
     for n in 0..ATTEMPTS_PER_PROCESS {
-        let payment = PaymentId::Transaction(id("Tx", n));
+        let payment = payment_id(n);
         if store.claim(&payment, PaidOp::Check, T0).await.unwrap() == ClaimOutcome::Claimed {
             claimed += 1;
         }
@@ -261,18 +261,14 @@ impl WriteCall {
 
 /// Makes the call (each one would write if it could), keeping only whether it answered.
 async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreError> {
-    let claimed = PaymentId::Transaction(id("Tx", 100));
+    let claimed = payment_id(100);
     let caller = CallerKey::Wallet(id("Wa", 2));
     match call {
         WriteCall::Append => store.append(&pending_entry(2)).await.map(drop),
         WriteCall::FillCad => store.fill_cad(&pending_entry(1).key(), &rate()).await.map(drop),
         WriteCall::MarkRefunded => store.mark_refunded(&pending_entry(1).key()).await.map(drop),
-        WriteCall::Claim => {
-            store.claim(&PaymentId::PayloadSha256([7; 32]), PaidOp::Memo, T0).await.map(drop)
-        }
-        WriteCall::Advance => {
-            store.mark_settled(&claimed, &Base58Id::parse(&"5".repeat(88)).unwrap()).await.map(drop)
-        }
+        WriteCall::Claim => store.claim(&PaymentId([7; 32]), PaidOp::Memo, T0).await.map(drop),
+        WriteCall::Advance => store.advance(&claimed, &Transition::Settle).await.map(drop),
         WriteCall::Resume => store.resume(&claimed, PaidOp::Check, T0).await.map(drop),
         WriteCall::TryUse => store.try_use(&caller, T0).await.map(drop),
         WriteCall::Increment => store.increment(Counter::Precheck, T0).await,
@@ -285,7 +281,7 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     let fixture = SqliteFixture::default();
     let path = fixture.new_database();
     let store = SqliteStore::open_with_busy_timeout(&path, Duration::from_millis(100)).unwrap();
-    let claimed = PaymentId::Transaction(id("Tx", 100));
+    let claimed = payment_id(100);
     store.append(&pending_entry(1)).await.unwrap();
     store.claim(&claimed, PaidOp::Check, T0).await.unwrap();
 
@@ -300,14 +296,10 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     locker.execute_batch("ROLLBACK").expect("releases the lock");
 
     assert_eq!(store.cad_pending(10).await, Ok(vec![pending_entry(1)]), "no append, no fill");
-    assert_eq!(
-        store.claim(&PaymentId::PayloadSha256([7; 32]), PaidOp::Memo, T0).await,
-        Ok(ClaimOutcome::Claimed)
-    );
-    assert_eq!(
-        store.mark_settled(&claimed, &Base58Id::parse(&"5".repeat(88)).unwrap()).await,
-        Ok(AdvanceOutcome::Advanced)
-    );
+    assert_eq!(store.claim(&PaymentId([7; 32]), PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.advance(&claimed, &Transition::Settle).await, Ok(AdvanceOutcome::Advanced));
+    let settled = Transition::Settled(Base58Id::parse(&"5".repeat(88)).unwrap());
+    assert_eq!(store.advance(&claimed, &settled).await, Ok(AdvanceOutcome::Advanced));
     for _ in 0..MAX_RESUMES {
         let resumed = store.resume(&claimed, PaidOp::Check, UtcMillis(T0.0 + IN_FLIGHT_MS)).await;
         assert_eq!(
@@ -378,13 +370,13 @@ async fn per_operation_latency_medians() {
     let operations = ["append", "claim", "advance", "resume", "try_use", "increment", "rate get"];
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); operations.len()];
     for n in 0..RUNS {
-        let payment = PaymentId::Transaction(id("Tx", n));
+        let payment = payment_id(n);
         let caller = CallerKey::SourceIp(IpAddr::V4(Ipv4Addr::from(n)));
         let counter = Counter::PaidMemo(MemoState::Bound);
         let timings = [
             timed(store.append(&pending_entry(n))).await,
             timed(store.claim(&payment, PaidOp::Check, T0)).await,
-            timed(store.mark_settled(&payment, &Base58Id::parse(&"5".repeat(88)).unwrap())).await,
+            timed(store.advance(&payment, &Transition::Settle)).await,
             timed(store.resume(&payment, PaidOp::Check, T0)).await,
             timed(store.try_use(&caller, T0)).await,
             timed(store.increment(counter, T0)).await,
@@ -408,4 +400,11 @@ where
     let started = Instant::now();
     assert!(call.await.is_ok(), "a measured call failed");
     started.elapsed()
+}
+
+/// A distinct payment id per number.
+fn payment_id(n: u32) -> PaymentId {
+    let mut id = [0; 32];
+    id[..4].copy_from_slice(&n.to_le_bytes());
+    PaymentId(id)
 }

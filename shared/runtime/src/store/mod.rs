@@ -43,9 +43,10 @@ pub trait Ledger: Send + Sync {
     ) -> impl Future<Output = Result<RefundOutcome, StoreError>> + Send;
 }
 
-/// Payment claims: each payment is used once; markers move verified -> settled -> delivered.
+/// Payment claims: each payment is used once; its marker moves only along a [`Transition`].
 pub trait PaymentClaims: Send + Sync {
-    /// Claims a payment for an op (conditional put): exactly one concurrent claim wins.
+    /// Claims a payment for an op (conditional put, marker `verified`): exactly one
+    /// concurrent claim wins.
     fn claim(
         &self,
         id: &PaymentId,
@@ -53,25 +54,23 @@ pub trait PaymentClaims: Send + Sync {
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
 
-    /// Whether a claim for this payment exists (a read, only to word an answer: "already
-    /// used" rather than "not verified"; the once-only rule is the conditional claim).
-    fn is_claimed(&self, id: &PaymentId) -> impl Future<Output = Result<bool, StoreError>> + Send;
-
-    /// Records a verified claim's settlement and its transaction (verified -> settled).
-    fn mark_settled(
+    /// The stored claim of a payment, if any (a strongly consistent read: it decides which
+    /// answer a known payment gets; every move is still a conditional write).
+    fn claim_of(
         &self,
         id: &PaymentId,
-        tx: &Base58Id,
-    ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Option<StoredClaim>, StoreError>> + Send;
 
-    /// Records that a settled claim's verdict was delivered (settled -> delivered).
-    fn mark_delivered(
+    /// Moves a claim's marker (conditional on [`Transition::from`]), recording the
+    /// settlement transaction when the move carries one.
+    fn advance(
         &self,
         id: &PaymentId,
+        transition: &Transition,
     ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
 
-    /// Verified-marker resume: a retry of a settled, not yet delivered, unexpired payment for
-    /// the same op, at most [`MAX_RESUMES`] times; returns its settlement transaction.
+    /// Resume: a retry of a settled, not yet delivered, unexpired payment for the same op,
+    /// after it left flight, at most [`MAX_RESUMES`] times; returns its settlement transaction.
     fn resume(
         &self,
         id: &PaymentId,

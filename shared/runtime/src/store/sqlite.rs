@@ -389,50 +389,41 @@ impl PaymentClaims for SqliteStore {
         .await
     }
 
-    async fn is_claimed(&self, id: &PaymentId) -> Result<bool, StoreError> {
+    async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
         let key = id.key();
         self.with_connection(move |connection| {
-            let found: Option<i64> = connection
-                .prepare_cached("SELECT 1 FROM payments WHERE pk = ?1")?
-                .query_row(params![key], |row| row.get(0))
+            let row: Option<(String, String, i64, i64, Option<String>)> = connection
+                .prepare_cached(
+                    "SELECT op, marker, claimed_at_ms, resumes, payment_tx FROM payments WHERE pk = ?1",
+                )?
+                .query_row(params![key], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                })
                 .optional()?;
-            Ok(found.is_some())
+            Ok(row)
         })
-        .await
+        .await?
+        .map(|(op, marker, claimed_at, resumes, tx)| {
+            StoredClaim::from_stored(&op, &marker, claimed_at, resumes, tx.as_deref())
+        })
+        .transpose()
     }
 
-    async fn mark_settled(
+    async fn advance(
         &self,
         id: &PaymentId,
-        tx: &Base58Id,
+        transition: &Transition,
     ) -> Result<AdvanceOutcome, StoreError> {
-        let (key, tx) = (id.key(), tx.as_str().to_owned());
+        let key = id.key();
+        let (from, to) = (transition.from().as_str(), transition.to().as_str());
+        let tx = transition.tx().map(|tx| tx.as_str().to_owned());
         self.in_write_transaction(move |transaction| {
             let moved = transaction
                 .prepare_cached(
-                    "UPDATE payments SET marker = ?3, payment_tx = ?4 WHERE pk = ?1 AND marker = ?2",
+                    "UPDATE payments SET marker = ?3, payment_tx = COALESCE(?4, payment_tx)
+                     WHERE pk = ?1 AND marker = ?2",
                 )?
-                .execute(params![
-                    key,
-                    ClaimMarker::Verified.as_str(),
-                    ClaimMarker::Settled.as_str(),
-                    tx
-                ])?;
-            Ok(if moved == 1 { AdvanceOutcome::Advanced } else { AdvanceOutcome::NotAtMarker })
-        })
-        .await
-    }
-
-    async fn mark_delivered(&self, id: &PaymentId) -> Result<AdvanceOutcome, StoreError> {
-        let key = id.key();
-        self.in_write_transaction(move |transaction| {
-            let moved = transaction
-                .prepare_cached("UPDATE payments SET marker = ?3 WHERE pk = ?1 AND marker = ?2")?
-                .execute(params![
-                    key,
-                    ClaimMarker::Settled.as_str(),
-                    ClaimMarker::Delivered.as_str()
-                ])?;
+                .execute(params![key, from, to, tx])?;
             Ok(if moved == 1 { AdvanceOutcome::Advanced } else { AdvanceOutcome::NotAtMarker })
         })
         .await

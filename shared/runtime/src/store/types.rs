@@ -7,6 +7,7 @@ use std::net::IpAddr;
 
 use payability_core::grade::{CheckState, MemoState};
 pub use payability_core::report::UtcMillis;
+use payability_core::report::{Op, verdict_line};
 
 /// Pre-checks a caller may use per UTC day.
 pub const FREE_PER_DAY: u32 = 100;
@@ -321,14 +322,14 @@ impl LedgerEntry {
         }
     }
 
-    /// The published verdict line, derived from the op, the state and the time.
+    /// The published verdict line, derived from the op, the state and the time (core's
+    /// builder, the one the report uses).
     pub fn verdict_line(&self) -> Option<String> {
-        let at = self.at.to_rfc3339_millis()?;
-        let title = match self.verdict.op() {
-            PaidOp::Check => "CHALLENGE PAYABILITY VERDICT",
-            PaidOp::Memo => "MEMO BINDING VERDICT",
+        let op = match self.verdict.op() {
+            PaidOp::Check => Op::Check,
+            PaidOp::Memo => Op::Memo,
         };
-        Some(format!("{title} \u{2014} state: {} \u{2014} {at}", self.verdict.state()))
+        Some(verdict_line(op, self.verdict.state(), &self.at.to_rfc3339_millis()?))
     }
 }
 
@@ -360,48 +361,136 @@ pub enum RefundOutcome {
     NotRefundable,
 }
 
-/// A payment's identity: its transaction signature, or the SHA-256 of the submitted payment
-/// payload before settlement.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PaymentId {
-    /// A Solana transaction signature.
-    Transaction(Base58Id),
-    /// SHA-256 of the payment payload our client submitted (never of a fetched challenge).
-    PayloadSha256([u8; 32]),
-}
+/// A payment's identity: the SHA-256 of its transaction's message (what every signature
+/// signs), so that no re-encoding, trailing byte or value in a slot someone else fills makes
+/// one transfer two payments. Never a hash of a fetched challenge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PaymentId(pub [u8; 32]);
 
 impl PaymentId {
     /// The claim key as stored.
     pub fn key(&self) -> String {
-        match self {
-            Self::Transaction(sig) => format!("payment:tx:{}", sig.as_str()),
-            Self::PayloadSha256(digest) => {
-                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-                format!("payment:payload-sha256:{hex}")
-            }
-        }
+        let hex: String = self.0.iter().map(|b| format!("{b:02x}")).collect();
+        format!("payment:message-sha256:{hex}")
     }
 }
 
-/// Where a claimed payment stands.
+/// Where a claimed payment stands. Each marker is reached by exactly one [`Transition`],
+/// except `Verified`, which the claim itself writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClaimMarker {
-    /// The facilitator verified the payment.
+    /// The facilitator verified the payment; `/settle` has not been called.
     Verified,
-    /// The facilitator settled it.
+    /// `/settle` was called and its outcome is not known yet (in flight, or its answer was
+    /// lost, late or not a clean success): only the chain can tell.
+    Settling,
+    /// The payment settled (the claim holds its transaction); its verdict is owed.
     Settled,
-    /// The verdict was delivered.
+    /// The payment provably never settled: its transaction is not on chain and its
+    /// blockhash expired, so it can never land.
+    NotSettled,
+    /// The verdict was handed to the transport.
     Delivered,
 }
 
 impl ClaimMarker {
+    /// Every marker, in the order a claim moves through them.
+    pub const ALL: [Self; 5] =
+        [Self::Verified, Self::Settling, Self::Settled, Self::NotSettled, Self::Delivered];
+
     /// The marker as stored.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Verified => "verified",
+            Self::Settling => "settling",
             Self::Settled => "settled",
+            Self::NotSettled => "not_settled",
             Self::Delivered => "delivered",
         }
+    }
+
+    /// The marker of a stored text.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|marker| marker.as_str() == text)
+    }
+}
+
+/// The moves a claim can make, each one conditional write from one marker to the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transition {
+    /// verified -> settling: this request is about to call `/settle`.
+    Settle,
+    /// settling -> settled, recording the settlement transaction.
+    Settled(Base58Id),
+    /// settling -> not_settled: the chain proves the payment can never land.
+    NeverSettled,
+    /// settled -> delivered: the verdict is being answered.
+    Deliver,
+}
+
+impl Transition {
+    /// The marker the claim must be at.
+    pub fn from(&self) -> ClaimMarker {
+        match self {
+            Self::Settle => ClaimMarker::Verified,
+            Self::Settled(_) | Self::NeverSettled => ClaimMarker::Settling,
+            Self::Deliver => ClaimMarker::Settled,
+        }
+    }
+
+    /// The marker the claim moves to.
+    pub fn to(&self) -> ClaimMarker {
+        match self {
+            Self::Settle => ClaimMarker::Settling,
+            Self::Settled(_) => ClaimMarker::Settled,
+            Self::NeverSettled => ClaimMarker::NotSettled,
+            Self::Deliver => ClaimMarker::Delivered,
+        }
+    }
+
+    /// The settlement transaction this move records, if any.
+    pub fn tx(&self) -> Option<&Base58Id> {
+        match self {
+            Self::Settled(tx) => Some(tx),
+            _ => None,
+        }
+    }
+}
+
+/// A stored claim, as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredClaim {
+    /// The op the payment was claimed for.
+    pub op: PaidOp,
+    /// Where it stands.
+    pub marker: ClaimMarker,
+    /// When it was claimed.
+    pub claimed_at: UtcMillis,
+    /// How often its verdict was resumed.
+    pub resumes: u32,
+    /// The settlement transaction, once settled.
+    pub tx: Option<Base58Id>,
+}
+
+impl StoredClaim {
+    /// A claim from its stored attributes (both backends store the same ones); anything this
+    /// code does not write is [`StoreError::Corrupt`].
+    pub fn from_stored(
+        op: &str,
+        marker: &str,
+        claimed_at_ms: i64,
+        resumes: i64,
+        tx: Option<&str>,
+    ) -> Result<Self, StoreError> {
+        let op = [PaidOp::Check, PaidOp::Memo].into_iter().find(|o| o.as_str() == op);
+        let tx = tx.map(|tx| Base58Id::parse(tx).ok_or(StoreError::Corrupt)).transpose()?;
+        Ok(Self {
+            op: op.ok_or(StoreError::Corrupt)?,
+            marker: ClaimMarker::parse(marker).ok_or(StoreError::Corrupt)?,
+            claimed_at: UtcMillis(claimed_at_ms),
+            resumes: u32::try_from(resumes).map_err(|_| StoreError::Corrupt)?,
+            tx,
+        })
     }
 }
 
@@ -423,7 +512,7 @@ pub enum AdvanceOutcome {
     NotAtMarker,
 }
 
-/// The outcome of a verified-marker resume.
+/// The outcome of a resume (re-delivery of a settled payment's verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeOutcome {
     /// The payment was settled and not delivered: deliver its verdict without settling again.
@@ -431,8 +520,8 @@ pub enum ResumeOutcome {
         /// The settlement transaction recorded with the claim.
         tx: Base58Id,
     },
-    /// No claim, another op, not settled, delivered, expired, or resumed [`MAX_RESUMES`]
-    /// times already.
+    /// No claim, another op, not settled, delivered, expired, still in flight, or resumed
+    /// [`MAX_RESUMES`] times already.
     Refused,
 }
 

@@ -193,39 +193,81 @@ async fn twenty_concurrent_refunds_of_one_entry_yield_one<F: Fixture>(fixture: A
 
 async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
-    let id = PaymentId::Transaction(tx(7));
-    let other = PaymentId::PayloadSha256([9; 32]);
-    assert_eq!(store.is_claimed(&id).await, Ok(false));
+    let id = PaymentId([7; 32]);
+    let other = PaymentId([9; 32]);
+    assert_eq!(store.claim_of(&id).await, Ok(None));
     assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::Claimed));
-    assert_eq!(store.is_claimed(&id).await, Ok(true));
     assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
     assert_eq!(store.claim(&id, PaidOp::Memo, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
     assert_eq!(store.claim(&other, PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
-    // verified -> settled -> delivered, each once, never backward.
+    let claim = |marker, tx: Option<Base58Id>| StoredClaim {
+        op: PaidOp::Check,
+        marker,
+        claimed_at: T0,
+        resumes: 0,
+        tx,
+    };
+    assert_eq!(store.claim_of(&id).await, Ok(Some(claim(ClaimMarker::Verified, None))));
+    // Each move once, from its own marker only: (move, outcome, marker after).
     let settle_tx = tx(70);
-    assert_eq!(store.mark_delivered(&id).await, Ok(AdvanceOutcome::NotAtMarker), "not settled");
-    assert_eq!(store.mark_settled(&id, &settle_tx).await, Ok(AdvanceOutcome::Advanced));
-    assert_eq!(store.mark_settled(&id, &settle_tx).await, Ok(AdvanceOutcome::NotAtMarker));
-    assert_eq!(store.mark_delivered(&id).await, Ok(AdvanceOutcome::Advanced));
-    assert_eq!(store.mark_delivered(&id).await, Ok(AdvanceOutcome::NotAtMarker));
-    assert_eq!(store.mark_settled(&id, &settle_tx).await, Ok(AdvanceOutcome::NotAtMarker));
+    let settled = Transition::Settled(settle_tx.clone());
+    let moves = [
+        (Transition::Deliver, AdvanceOutcome::NotAtMarker, ClaimMarker::Verified),
+        (settled.clone(), AdvanceOutcome::NotAtMarker, ClaimMarker::Verified),
+        (Transition::Settle, AdvanceOutcome::Advanced, ClaimMarker::Settling),
+        (Transition::Settle, AdvanceOutcome::NotAtMarker, ClaimMarker::Settling),
+        (settled.clone(), AdvanceOutcome::Advanced, ClaimMarker::Settled),
+        (Transition::NeverSettled, AdvanceOutcome::NotAtMarker, ClaimMarker::Settled),
+        (settled.clone(), AdvanceOutcome::NotAtMarker, ClaimMarker::Settled),
+        (Transition::Deliver, AdvanceOutcome::Advanced, ClaimMarker::Delivered),
+        (Transition::Deliver, AdvanceOutcome::NotAtMarker, ClaimMarker::Delivered),
+        (Transition::Settle, AdvanceOutcome::NotAtMarker, ClaimMarker::Delivered),
+    ];
+    for (n, (transition, outcome, marker)) in moves.into_iter().enumerate() {
+        assert_eq!(store.advance(&id, &transition).await, Ok(outcome), "move {n}");
+        let stored = store.claim_of(&id).await.unwrap().unwrap();
+        assert_eq!(stored.marker, marker, "marker after move {n}");
+    }
+    assert_eq!(
+        store.claim_of(&id).await,
+        Ok(Some(claim(ClaimMarker::Delivered, Some(settle_tx.clone())))),
+        "the settlement transaction is kept"
+    );
     assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused));
-    let unknown = PaymentId::Transaction(tx(8));
-    assert_eq!(store.mark_settled(&unknown, &settle_tx).await, Ok(AdvanceOutcome::NotAtMarker));
+    // settling -> not_settled is final.
+    store.advance(&other, &Transition::Settle).await.unwrap();
+    assert_eq!(
+        store.advance(&other, &Transition::NeverSettled).await,
+        Ok(AdvanceOutcome::Advanced)
+    );
+    assert_eq!(store.advance(&other, &settled).await, Ok(AdvanceOutcome::NotAtMarker));
+    let unknown = PaymentId([8; 32]);
+    assert_eq!(store.advance(&unknown, &Transition::Settle).await, Ok(AdvanceOutcome::NotAtMarker));
+}
+
+/// Claims a payment and moves it to `settled` with `tx`.
+async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, tx: &Base58Id) {
+    store.claim(id, op, T0).await.unwrap();
+    store.advance(id, &Transition::Settle).await.unwrap();
+    assert_eq!(
+        store.advance(id, &Transition::Settled(tx.clone())).await,
+        Ok(AdvanceOutcome::Advanced)
+    );
 }
 
 async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
-    let id = PaymentId::Transaction(tx(11));
+    let id = PaymentId([11; 32]);
     assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused), "unclaimed");
     store.claim(&id, PaidOp::Check, T0).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(1)).await,
+        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 1)).await,
         Ok(ResumeOutcome::Refused),
-        "verified but not settled: an in-flight payment is not resumed"
+        "verified but not settled: nothing to deliver"
     );
     let settle_tx = tx(110);
-    store.mark_settled(&id, &settle_tx).await.unwrap();
+    store.advance(&id, &Transition::Settle).await.unwrap();
+    store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
     assert_eq!(
         store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS - 1)).await,
         Ok(ResumeOutcome::Refused),
@@ -248,9 +290,8 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
         "bounded"
     );
 
-    let expiring = PaymentId::Transaction(tx(12));
-    store.claim(&expiring, PaidOp::Memo, T0).await.unwrap();
-    store.mark_settled(&expiring, &settle_tx).await.unwrap();
+    let expiring = PaymentId([12; 32]);
+    settled_claim(&store, &expiring, PaidOp::Memo, &settle_tx).await;
     assert_eq!(
         store.resume(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
         Ok(ResumeOutcome::Refused),
@@ -262,10 +303,9 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
         "an expired claim still blocks reuse"
     );
 
-    let delivered = PaymentId::Transaction(tx(13));
-    store.claim(&delivered, PaidOp::Check, T0).await.unwrap();
-    store.mark_settled(&delivered, &settle_tx).await.unwrap();
-    store.mark_delivered(&delivered).await.unwrap();
+    let delivered = PaymentId([13; 32]);
+    settled_claim(&store, &delivered, PaidOp::Check, &settle_tx).await;
+    store.advance(&delivered, &Transition::Deliver).await.unwrap();
     assert_eq!(
         store.resume(&delivered, PaidOp::Check, at(IN_FLIGHT_MS + 5)).await,
         Ok(ResumeOutcome::Refused),
@@ -279,11 +319,10 @@ async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: A
     for _ in 0..5 {
         handles.push(Arc::new(fixture.another_handle(&first).await));
     }
-    let id = PaymentId::Transaction(tx(21));
+    let id = PaymentId([21; 32]);
     let tasks: Vec<_> = (0..50)
         .map(|n| {
             let store = handles[n % handles.len()].clone();
-            let id = id.clone();
             tokio::spawn(async move { store.claim(&id, PaidOp::Check, T0).await })
         })
         .collect();
@@ -453,7 +492,7 @@ async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
     assert!(HouseId::parse(&format!("{CANARY}{url}")).is_none());
     assert!(Base58Id::parse(&format!("{CANARY}{url}")).is_none());
     assert!(CriteriaVersion::parse(&format!("payability/v1@{CANARY}")).is_none());
-    store.claim(&PaymentId::Transaction(tx(31)), PaidOp::Check, T0).await.unwrap();
+    store.claim(&PaymentId([31; 32]), PaidOp::Check, T0).await.unwrap();
     store.try_use(&CallerKey::Wallet(wallet(5)), T0).await.unwrap();
     store.increment(Counter::PaidCheck(check.state), T0).await.unwrap();
     let bytes = fixture.stored_bytes(&store).await;

@@ -1,4 +1,5 @@
-//! The payments table: one claim per payment id, with its op, marker, resume count, claim
+//! The payments table: one claim per payment id (its message's SHA-256), with its op, marker
+//! (see [`ClaimMarker`]), resume count, claim
 //! time, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
 //! write whose answer was lost; the token lets a retried claim recognise its own first
 //! attempt instead of answering "already claimed" to the payer who made the claim.
@@ -6,11 +7,14 @@
 use aws_sdk_dynamodb::types::ReturnValue;
 
 use super::DynamoStore;
-use super::attributes::{Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_text, text};
+use super::attributes::{
+    Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number, read_text, text,
+};
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, MAX_RESUMES,
-    PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, UtcMillis,
+    PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, StoredClaim, Transition,
+    UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
@@ -42,20 +46,50 @@ impl PaymentClaims for DynamoStore {
         }
     }
 
-    async fn is_claimed(&self, id: &PaymentId) -> Result<bool, StoreError> {
-        Ok(self.stored_claim(id).await?.is_some())
+    async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
+        let Some(item) = self.stored_claim(id).await? else {
+            return Ok(None);
+        };
+        let tx = match item.get("payment_tx") {
+            None => None,
+            Some(_) => Some(read_text(&item, "payment_tx")?),
+        };
+        StoredClaim::from_stored(
+            read_text(&item, "op")?,
+            read_text(&item, "marker")?,
+            read_number(&item, "claimed_at_ms")?,
+            read_number(&item, "resumes")?,
+            tx,
+        )
+        .map(Some)
     }
 
-    async fn mark_settled(
+    /// One conditional `UpdateItem`: `SET marker` (and `payment_tx`) if `marker = from`.
+    async fn advance(
         &self,
         id: &PaymentId,
-        tx: &Base58Id,
+        transition: &Transition,
     ) -> Result<AdvanceOutcome, StoreError> {
-        self.move_marker(id, ClaimMarker::Verified, ClaimMarker::Settled, Some(tx)).await
-    }
-
-    async fn mark_delivered(&self, id: &PaymentId) -> Result<AdvanceOutcome, StoreError> {
-        self.move_marker(id, ClaimMarker::Settled, ClaimMarker::Delivered, None).await
+        let mut update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(id.key())))
+            .condition_expression("#marker = :from")
+            .expression_attribute_names("#marker", "marker")
+            .expression_attribute_values(":to", text(transition.to().as_str()))
+            .expression_attribute_values(":from", text(transition.from().as_str()));
+        update = match transition.tx() {
+            Some(tx) => update
+                .update_expression("SET #marker = :to, #tx = :tx")
+                .expression_attribute_names("#tx", "payment_tx")
+                .expression_attribute_values(":tx", text(tx.as_str())),
+            None => update.update_expression("SET #marker = :to"),
+        };
+        Ok(match conditional(update.send().await)? {
+            Conditional::Written(_) => AdvanceOutcome::Advanced,
+            Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
+        })
     }
 
     /// One conditional `ADD resumes 1`: same op, settled, not expired (claimed
@@ -102,36 +136,6 @@ impl PaymentClaims for DynamoStore {
 }
 
 impl DynamoStore {
-    /// Moves the marker `from` -> `to` (conditional), recording the settlement tx if given.
-    async fn move_marker(
-        &self,
-        id: &PaymentId,
-        from: ClaimMarker,
-        to: ClaimMarker,
-        tx: Option<&Base58Id>,
-    ) -> Result<AdvanceOutcome, StoreError> {
-        let mut update = self
-            .client
-            .update_item()
-            .table_name(&self.tables.payments)
-            .set_key(Some(key_of(id.key())))
-            .condition_expression("#marker = :from")
-            .expression_attribute_names("#marker", "marker")
-            .expression_attribute_values(":to", text(to.as_str()))
-            .expression_attribute_values(":from", text(from.as_str()));
-        update = match tx {
-            Some(tx) => update
-                .update_expression("SET #marker = :to, #tx = :tx")
-                .expression_attribute_names("#tx", "payment_tx")
-                .expression_attribute_values(":tx", text(tx.as_str())),
-            None => update.update_expression("SET #marker = :to"),
-        };
-        Ok(match conditional(update.send().await)? {
-            Conditional::Written(_) => AdvanceOutcome::Advanced,
-            Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
-        })
-    }
-
     /// After a failed condition: Claimed if the stored claim carries our token (our own
     /// first attempt, retried by the SDK), else AlreadyClaimed. Read only to tell them apart.
     async fn claimed_by(&self, id: &PaymentId, token: &str) -> Result<ClaimOutcome, StoreError> {
