@@ -8,7 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
+use payability_core::payment::memo::PaidRoute;
 use payability_runtime::api::Route;
+use payability_runtime::api::budget::{
+    ANSWER_MARGIN, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound, paid_deadline,
+};
+use payability_runtime::payment::facilitator;
 use payability_runtime::store::dynamodb::{KEY, TABLE_VARIABLES};
 use yaml_serde::{Mapping, Value};
 
@@ -304,6 +311,29 @@ fn every_function_is_an_arm64_cargo_lambda_binary_within_its_timeout_limit() {
             function_property(&template, function, "VpcConfig").is_null(),
             "{id} ({binary}): functions run outside any VPC"
         );
+    }
+}
+
+#[test]
+fn paid_request_budgets_fit_their_function_timeouts() {
+    let template = template();
+    let functions = functions(&template);
+    for route in [PaidRoute::Check, PaidRoute::Memo] {
+        let (id, function) = functions[route.as_str()];
+        let timeout = function_property(&template, function, "Timeout").as_u64().unwrap();
+        let deadline = paid_deadline(route);
+        assert!(
+            deadline + ANSWER_MARGIN <= Duration::from_secs(timeout),
+            "{id}: a {deadline:?} deadline and {ANSWER_MARGIN:?} to answer exceed Timeout {timeout} s"
+        );
+        // The longest path: a whole verify before settlement, then the settlement, the
+        // fetches, the side lookups' grace and the writes, all inside the deadline.
+        let longest = facilitator::REQUEST_TIMEOUT
+            + facilitator::SETTLE_TIMEOUT
+            + fetch_bound(route)
+            + SIDE_LOOKUP_GRACE
+            + RECORD_BOUND;
+        assert!(longest <= deadline, "{id}: steps of {longest:?} exceed the {deadline:?} deadline");
     }
 }
 

@@ -89,9 +89,11 @@ async fn run<S: Stores + Send + Sync + 'static>(
     }
 }
 
-/// Reads at most cap + 1 body bytes (enough to refuse an oversized body), then answers.
-async fn answer<S: Stores>(
-    service: &Service<S>,
+/// Reads at most cap + 1 body bytes (enough to refuse an oversized body), then answers. The
+/// request is handled in a task of its own: a client that goes away mid-request drops only
+/// the wait for the answer, never a paid flow half-way (it runs to its end and logs).
+async fn answer<S: Stores + Send + Sync + 'static>(
+    service: &Arc<Service<S>>,
     request: Request<Incoming>,
     peer: SocketAddr,
     request_id: String,
@@ -110,5 +112,14 @@ async fn answer<S: Stores>(
         public_base_url: None,
         request_id,
     };
-    service.handle(api_request).await.into_http().map(|body| Full::new(Bytes::from(body)))
+    let service = Arc::clone(service);
+    let response = match tokio::spawn(async move { service.handle(api_request).await }).await {
+        Ok(response) => response.into_http(),
+        Err(_) => {
+            let mut response = Response::new(Vec::new());
+            *response.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+            response
+        }
+    };
+    response.map(|body| Full::new(Bytes::from(body)))
 }

@@ -111,6 +111,16 @@ pub fn memo_report(
     assemble(url, verdict.state.as_str(), factors, checked_at, house)
 }
 
+/// The published verdict line of an op's state at a check end (UTC, milliseconds): one
+/// builder for the report and the ledger.
+pub fn verdict_line(op: Op, state: &str, checked_at: &str) -> String {
+    let title = match op {
+        Op::Check => "CHALLENGE PAYABILITY VERDICT",
+        Op::Memo => "MEMO BINDING VERDICT",
+    };
+    format!("{title} \u{2014} state: {state} \u{2014} {checked_at}")
+}
+
 /// The common envelope of both ops; the op follows from the factors.
 fn assemble(
     url: &TargetUrl,
@@ -121,16 +131,9 @@ fn assemble(
 ) -> Result<UnsignedReport, ReportError> {
     let texts = published();
     let at = checked_at.to_rfc3339_millis().ok_or(ReportError::TimestampOutOfRange)?;
-    let (op, title, honesty, retention) = match factors {
-        Factors::Check(_) => {
-            (Op::Check, "CHALLENGE PAYABILITY VERDICT", &texts.honesty_line, &texts.retention)
-        }
-        Factors::Memo(_) => (
-            Op::Memo,
-            "MEMO BINDING VERDICT",
-            &texts.memo_op.boundary_statement,
-            &texts.memo_op.custody,
-        ),
+    let (op, honesty, retention) = match factors {
+        Factors::Check(_) => (Op::Check, &texts.honesty_line, &texts.retention),
+        Factors::Memo(_) => (Op::Memo, &texts.memo_op.boundary_statement, &texts.memo_op.custody),
     };
     Ok(UnsignedReport {
         criteria: CRITERIA_ID,
@@ -138,7 +141,7 @@ fn assemble(
         op,
         url: url.as_str().to_owned(),
         state,
-        verdict_line: format!("{title} \u{2014} state: {state} \u{2014} {at}"),
+        verdict_line: verdict_line(op, state, &at),
         checked_at: at,
         factors,
         house,

@@ -129,6 +129,99 @@ pub async fn rate_for(
     Ok(rate)
 }
 
+/// How long a date whose rate could not be established waits before it is looked up again.
+pub const RETRY_PENDING_AFTER: Duration = Duration::from_secs(60);
+/// Most dates the per-process memory holds (a process lives a few days at most).
+const REMEMBERED_DATES: usize = 8;
+
+/// What this process knows of one date's rate.
+#[derive(Debug, Clone)]
+enum Known {
+    /// A lookup is running; its answer arrives here.
+    InFlight(tokio::sync::watch::Receiver<Option<Option<CadRate>>>),
+    /// The applicable rate (kept for good), or none as of `at` (looked up again later).
+    Answered { rate: Option<CadRate>, at: std::time::Instant },
+}
+
+/// The per-process memory of rate lookups: at most one lookup in flight per date, run in
+/// the background so that a slow or dead source never holds a response; a rate once known
+/// is kept; a date without one is looked up again after [`RETRY_PENDING_AFTER`].
+#[derive(Debug, Clone)]
+pub struct RateLookups {
+    source: BankOfCanadaValet,
+    dates: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<UtcDay, Known>>>,
+}
+
+impl RateLookups {
+    /// Lookups against a source.
+    pub fn new(source: BankOfCanadaValet) -> Self {
+        Self { source, dates: Default::default() }
+    }
+
+    /// The applicable rate of `date`: from memory, else the cache, else the source (one
+    /// lookup in the background for all callers; this caller waits for it, and may be
+    /// dropped at any time without cancelling it). None while it is not established.
+    pub async fn rate(&self, date: &UtcDay, cache: &impl RateCache) -> Option<CadRate> {
+        let known = self.dates.lock().unwrap_or_else(|e| e.into_inner()).get(date).cloned();
+        let mut answer = match known {
+            Some(Known::Answered { rate: Some(rate), .. }) => return Some(rate),
+            Some(Known::Answered { rate: None, at }) if at.elapsed() < RETRY_PENDING_AFTER => {
+                return None;
+            }
+            Some(Known::InFlight(answer)) => answer,
+            Some(Known::Answered { .. }) | None => {
+                if let Ok(Some(rate)) = cache.get(date).await {
+                    self.remember(
+                        date,
+                        Known::Answered { rate: Some(rate.clone()), at: std::time::Instant::now() },
+                    );
+                    return Some(rate);
+                }
+                self.start(date)
+            }
+        };
+        let rate = answer.wait_for(Option::is_some).await.ok()?.clone().flatten();
+        if let Some(rate) = &rate {
+            let _ = cache.put(date, rate).await;
+        }
+        rate
+    }
+
+    /// Starts the one background lookup of a date (unless another caller just did).
+    fn start(&self, date: &UtcDay) -> tokio::sync::watch::Receiver<Option<Option<CadRate>>> {
+        let mut dates = self.dates.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(Known::InFlight(answer)) = dates.get(date) {
+            return answer.clone();
+        }
+        let (sender, answer) = tokio::sync::watch::channel(None);
+        if dates.len() >= REMEMBERED_DATES {
+            dates.retain(|_, known| matches!(known, Known::InFlight(_)));
+        }
+        dates.insert(date.clone(), Known::InFlight(answer.clone()));
+        drop(dates);
+        let (source, memory, date) = (self.source.clone(), self.clone(), date.clone());
+        tokio::spawn(async move {
+            let rate = match (date.shifted(-WINDOW_DAYS), date.shifted(WINDOW_DAYS)) {
+                (Some(first), Some(last)) => match source.published(&first, &last).await {
+                    Ok(published) => applicable_rate(&date, &published),
+                    Err(_) => None,
+                },
+                _ => None,
+            };
+            memory.remember(
+                &date,
+                Known::Answered { rate: rate.clone(), at: std::time::Instant::now() },
+            );
+            let _ = sender.send(Some(rate));
+        });
+        answer
+    }
+
+    fn remember(&self, date: &UtcDay, known: Known) {
+        self.dates.lock().unwrap_or_else(|e| e.into_inner()).insert(date.clone(), known);
+    }
+}
+
 /// What a backfill did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BackfillSummary {

@@ -15,7 +15,7 @@ use super::ApiRequest;
 use super::config::ServiceConfig;
 use super::respond::{ApiResponse, unavailable};
 use crate::fetch::Fetcher;
-use crate::fx::BankOfCanadaValet;
+use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
 use crate::store::{FreeTier, Ledger, Metrics, PaymentClaims, RateCache};
 
@@ -24,10 +24,9 @@ pub trait Stores: Ledger + PaymentClaims + FreeTier + Metrics + RateCache {}
 
 impl<T: Ledger + PaymentClaims + FreeTier + Metrics + RateCache> Stores for T {}
 
-/// How long the Solana fee lookup may take before the ledger records it as pending.
+/// How long the Solana fee lookup may run (alongside the fetch; it holds the answer at most
+/// [`super::budget::SIDE_LOOKUP_GRACE`] beyond it) before the ledger records it as pending.
 pub const FEE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
-/// How long the CAD rate lookup may take before the ledger records it as pending.
-pub const RATE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
 
 /// Why the service could not be built (closed form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +71,7 @@ pub struct Service<S> {
     pub(super) token_account: String,
     pub(super) store: S,
     pub(super) rpc_client: reqwest::Client,
-    pub(super) valet: BankOfCanadaValet,
+    pub(super) rates: RateLookups,
     pub(super) clock: fn() -> UtcMillis,
 }
 
@@ -115,7 +114,7 @@ impl<S: Stores> Service<S> {
             token_account,
             store,
             rpc_client,
-            valet,
+            rates: RateLookups::new(valet),
             clock,
             config,
         })

@@ -1,0 +1,211 @@
+//! After the money: fetch and grade the target, write the ledger entry (unique per settled
+//! transaction; only its writer counts the verdict), mark the claim delivered and answer.
+//! The Solana fee and the CAD rate are looked up alongside the fetch and wait at most
+//! [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry records them as pending.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use http::StatusCode;
+use payability_core::capture::FetchOutcome;
+use payability_core::grade::{grade_check, grade_memo};
+use payability_core::payment::memo::PaidRoute;
+use payability_core::policy::TargetUrl;
+use payability_core::report::{UnsignedReport, UtcMillis, check_report, memo_report};
+use serde_json::{Value, json};
+
+use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
+use super::super::respond::{ApiResponse, json_response};
+use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
+use super::answers::*;
+use super::{Payment, Version};
+use crate::payment::solana_rpc::transaction_fee;
+use crate::store::*;
+
+/// A settled payment whose verdict is owed.
+pub(in crate::api) struct Delivery {
+    /// The settlement transaction.
+    tx: Base58Id,
+    /// The payer's wallet, when known.
+    payer: Option<Base58Id>,
+    /// The settlement answer echoed in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`.
+    settlement: Value,
+    /// True when this request settled it (a ledger entry for the transaction must be new);
+    /// false when an earlier request did (a resume, or a settlement found on chain).
+    fresh: bool,
+}
+
+impl Delivery {
+    /// A settlement this request made.
+    pub(super) fn fresh(tx: Base58Id, payer: Option<Base58Id>, settlement: Value) -> Self {
+        Self { tx, payer, settlement, fresh: true }
+    }
+
+    /// A settlement an earlier request made (its answer was not kept: rebuilt from the
+    /// transaction and our network).
+    pub(super) fn resumed(tx: Base58Id, version: Version) -> Self {
+        let settlement =
+            json!({"success": true, "transaction": tx.as_str(), "network": version.network()});
+        Self { tx, payer: None, settlement, fresh: false }
+    }
+}
+
+/// A graded verdict: the unsigned report, its time and what the ledger records of it.
+pub(in crate::api) struct Verdict {
+    report: UnsignedReport,
+    at: UtcMillis,
+    recorded: LedgerVerdict,
+}
+
+impl<S: Stores> Service<S> {
+    /// Fetches and grades (the fee and rate lookups alongside), records and answers 200.
+    pub(super) async fn deliver(
+        &self,
+        offer: &Offer<'_>,
+        target: &TargetUrl,
+        payment: &Payment,
+        delivery: Delivery,
+        budget: &Budget,
+    ) -> ApiResponse {
+        let today = UtcDay::of((self.clock)());
+        let side = async {
+            let fee = self.fee_of(&delivery.tx);
+            let rate = async {
+                match &today {
+                    Some(day) => self.rates.rate(day, &self.store).await,
+                    None => None,
+                }
+            };
+            tokio::join!(fee, rate)
+        };
+        let (verdict, side) =
+            alongside(self.verdict(offer.route, target, false), side, SIDE_LOOKUP_GRACE).await;
+        let Some(verdict) = verdict else {
+            return clock_out_of_range();
+        };
+        let (fee_lamports, rate) = side.unwrap_or((None, None));
+        let payer =
+            Payer::Paid { wallet: delivery.payer.clone(), tx: delivery.tx.clone(), fee_lamports };
+        let entry = ledger_entry(&verdict, payer, rate);
+        match budget.after_settle(self.store.append(&entry)).await {
+            Some(Ok(AppendOutcome::Appended)) => self.count(counter_of(&entry)).await,
+            Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
+                tracing::error!(rule = "settlement_already_recorded", "no second verdict");
+                let _ = self.store.advance(&payment.id, &Transition::Deliver).await;
+                return settlement_reused();
+            }
+            Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
+            Some(Err(_)) | None => {
+                tracing::error!(
+                    rule = "ledger_write_failed",
+                    "a delivered verdict has no ledger entry"
+                );
+            }
+        }
+        if !matches!(
+            budget.after_settle(self.store.advance(&payment.id, &Transition::Deliver)).await,
+            Some(Ok(AdvanceOutcome::Advanced))
+        ) {
+            tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
+        }
+        let header = STANDARD.encode(delivery.settlement.to_string());
+        let state = verdict.report.state;
+        json_response(StatusCode::OK, &verdict.report.sign(&self.signer))
+            .with_header(payment.version.response_header(), &header)
+            .with_state(state)
+    }
+
+    /// A house check: no payment; the report and the ledger say `house: true`.
+    pub(super) async fn deliver_house(
+        &self,
+        route: PaidRoute,
+        target: &TargetUrl,
+        today: UtcDay,
+    ) -> ApiResponse {
+        let rate = self.rates.rate(&today, &self.store);
+        let (verdict, rate) =
+            alongside(self.verdict(route, target, true), rate, SIDE_LOOKUP_GRACE).await;
+        let Some(verdict) = verdict else {
+            return clock_out_of_range();
+        };
+        let mut id = [0u8; 16];
+        getrandom::fill(&mut id).expect("the system random source works");
+        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let house_id = HouseId::parse(&hex).expect("32 lowercase hex digits");
+        let entry = ledger_entry(&verdict, Payer::House { id: house_id }, rate.flatten());
+        match self.store.append(&entry).await {
+            Ok(AppendOutcome::Appended) => self.count(counter_of(&entry)).await,
+            Ok(AppendOutcome::AlreadyRecorded) | Err(_) => {
+                tracing::error!(
+                    rule = "ledger_write_failed",
+                    "a house verdict has no ledger entry"
+                );
+            }
+        }
+        let state = verdict.report.state;
+        json_response(StatusCode::OK, &verdict.report.sign(&self.signer)).with_state(state)
+    }
+
+    /// Fetches the target (once, or twice for memo), grades, and assembles the unsigned
+    /// report; None only when the clock is outside the years a report can carry.
+    async fn verdict(&self, route: PaidRoute, target: &TargetUrl, house: bool) -> Option<Verdict> {
+        match route {
+            PaidRoute::Check => {
+                let outcome: FetchOutcome = self.fetcher.fetch(target).await;
+                let graded = grade_check(target.as_str(), &outcome);
+                let recorded = LedgerVerdict::Check {
+                    state: graded.state,
+                    description_overlong: graded.factors.description_overlong,
+                };
+                let at = (self.clock)();
+                let report = check_report(target, graded, at, house).ok()?;
+                Some(Verdict { report, at, recorded })
+            }
+            PaidRoute::Memo => {
+                let [first, second] = self.fetcher.fetch_twice(target).await;
+                let graded = grade_memo(&first, &second);
+                let recorded = LedgerVerdict::Memo { state: graded.state };
+                let at = (self.clock)();
+                let report = memo_report(target, graded, at, house).ok()?;
+                Some(Verdict { report, at, recorded })
+            }
+        }
+    }
+
+    /// The Solana fee of a settlement, when an RPC is configured and answers in time.
+    async fn fee_of(&self, tx: &Base58Id) -> Option<u64> {
+        let rpc_url = self.config.solana_rpc_url.as_ref()?;
+        transaction_fee(&self.rpc_client, rpc_url, tx.as_str(), FEE_LOOKUP_BOUND).await
+    }
+
+    /// Adds one to a metrics counter; a failure is logged, never fatal.
+    pub(in crate::api) async fn count(&self, counter: Counter) {
+        if self.store.increment(counter, (self.clock)()).await.is_err() {
+            tracing::warn!(
+                rule = "metrics_write_failed",
+                counter = counter.name(),
+                "a count was lost"
+            );
+        }
+    }
+}
+
+/// The ledger entry of a verdict.
+fn ledger_entry(verdict: &Verdict, payer: Payer, rate: Option<CadRate>) -> LedgerEntry {
+    LedgerEntry {
+        payer,
+        at: verdict.at,
+        price_usdc_units: 10_000,
+        cad: CadBlock { rate, refund: false },
+        criteria_version: CriteriaVersion::current(),
+        verdict: verdict.recorded,
+    }
+}
+
+/// The metrics counter of a ledger entry.
+fn counter_of(entry: &LedgerEntry) -> Counter {
+    match (&entry.payer, entry.verdict) {
+        (Payer::House { .. }, verdict) => Counter::House(verdict.op()),
+        (Payer::Paid { .. }, LedgerVerdict::Check { state, .. }) => Counter::PaidCheck(state),
+        (Payer::Paid { .. }, LedgerVerdict::Memo { state }) => Counter::PaidMemo(state),
+    }
+}

@@ -1,0 +1,134 @@
+//! Money moves here: the facilitator's `/verify` and `/settle`, and, when a settlement's
+//! outcome was not learnt, the chain's word on it (Solana RPC). Every facilitator answer
+//! is typed ([`Verified`], [`Settled`], [`FacilitatorError`]); every claim move is a
+//! conditional write, so one payment settles at most once whatever retries race.
+
+use super::super::service::{Offer, Service, Stores};
+use super::answers::*;
+use super::delivery::Delivery;
+use super::{Budget, Payment};
+use crate::api::respond::ApiResponse;
+use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
+use crate::payment::solana_rpc::{Landing, find_landing};
+use crate::store::{AdvanceOutcome, Base58Id, Counter, Transition};
+
+/// How long the chain lookup of an unknown settlement may take.
+pub const LANDING_LOOKUP_BOUND: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl<S: Stores> Service<S> {
+    /// `/verify`; returns the payer the facilitator names. Refused: 402 with a fresh
+    /// challenge; unreachable or out of time: 503 (`/settle` was never called).
+    pub(super) async fn verify(
+        &self,
+        offer: &Offer<'_>,
+        payment: &Payment,
+        budget: &Budget,
+    ) -> Result<Option<Base58Id>, ApiResponse> {
+        let facilitator = self.facilitator.as_ref().ok_or_else(payments_unavailable)?;
+        let bound = budget.before_settle(REQUEST_TIMEOUT).ok_or_else(out_of_time)?;
+        let call = facilitator.verify(
+            payment.version.number(),
+            &payment.decoded.payload,
+            &payment.requirements,
+        );
+        match tokio::time::timeout(bound, call).await {
+            Ok(Ok(verified)) => Ok(verified.payer.as_deref().and_then(Base58Id::parse)),
+            Ok(Err(FacilitatorError::Refused)) => {
+                self.count(Counter::PaymentFailure).await;
+                Err(self.challenge_response(offer, "the facilitator did not verify this payment"))
+            }
+            Ok(Err(_)) | Err(_) => Err(facilitator_unavailable()),
+        }
+    }
+
+    /// Moves a `verified` claim to `settling`, then calls `/settle` within the budget.
+    /// Only a clean success on our network settles it; anything else leaves the claim
+    /// `settling` (the chain decides on retry) and answers 503 outcome unknown.
+    pub(super) async fn settle(
+        &self,
+        payment: &Payment,
+        payer: Option<Base58Id>,
+        budget: &Budget,
+    ) -> Result<Delivery, ApiResponse> {
+        let facilitator = self.facilitator.as_ref().ok_or_else(payments_unavailable)?;
+        let bound = budget.settle(SETTLE_TIMEOUT).ok_or_else(out_of_time)?;
+        match self.store.advance(&payment.id, &Transition::Settle).await.map_err(store_failed)? {
+            AdvanceOutcome::Advanced => {}
+            AdvanceOutcome::NotAtMarker => return Err(in_flight()),
+        }
+        let call = facilitator.settle(
+            payment.version.number(),
+            &payment.decoded.payload,
+            &payment.requirements,
+        );
+        let settled = match tokio::time::timeout(bound, call).await {
+            Ok(Ok(settled)) => settled,
+            Ok(Err(failure)) => {
+                tracing::warn!(rule = failure.rule(), "a settlement's outcome is unknown");
+                self.count(Counter::PaymentFailure).await;
+                return Err(outcome_unknown());
+            }
+            Err(_) => {
+                tracing::warn!(rule = "settle_timeout", "a settlement's outcome is unknown");
+                return Err(outcome_unknown());
+            }
+        };
+        let Settled { transaction, payer: settled_payer, network, raw } = settled;
+        let Some(tx) =
+            Base58Id::parse(&transaction).filter(|_| network == payment.version.network())
+        else {
+            tracing::warn!(rule = "facilitator_forged", "a settlement's outcome is unknown");
+            return Err(outcome_unknown());
+        };
+        self.record_settlement(payment, &tx).await;
+        let payer = payer.or_else(|| settled_payer.as_deref().and_then(Base58Id::parse));
+        Ok(Delivery::fresh(tx, payer, raw))
+    }
+
+    /// A `settling` claim whose outcome was not learnt: the chain says whether a
+    /// transaction with this payment's message landed. Landed: settled now (no second
+    /// `/settle`). Can never land: `not_settled`, 402. Otherwise still unknown: 503.
+    pub(super) async fn resolve(
+        &self,
+        offer: &Offer<'_>,
+        payment: &Payment,
+        budget: &Budget,
+    ) -> Result<Delivery, ApiResponse> {
+        let Some(rpc_url) = &self.config.solana_rpc_url else {
+            return Err(outcome_unknown());
+        };
+        let bound = budget.settle(LANDING_LOOKUP_BOUND).ok_or_else(outcome_unknown)?;
+        let landing = find_landing(&self.rpc_client, rpc_url, &payment.decoded.transaction, bound)
+            .await
+            .map_err(|_| outcome_unknown())?;
+        match landing {
+            Landing::Landed { signature, failed: false } => {
+                let tx = Base58Id::parse(&signature).ok_or_else(outcome_unknown)?;
+                let settled = Transition::Settled(tx.clone());
+                match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
+                    AdvanceOutcome::Advanced => Ok(Delivery::resumed(tx, payment.version)),
+                    AdvanceOutcome::NotAtMarker => Err(in_flight()),
+                }
+            }
+            Landing::Landed { failed: true, .. } | Landing::NeverLands => {
+                let never = Transition::NeverSettled;
+                match self.store.advance(&payment.id, &never).await.map_err(store_failed)? {
+                    AdvanceOutcome::Advanced => Err(self.not_settled(offer)),
+                    AdvanceOutcome::NotAtMarker => Err(in_flight()),
+                }
+            }
+            Landing::NotYet => Err(outcome_unknown()),
+        }
+    }
+
+    /// Records a settlement with its claim (settling -> settled). Money moved, so a store
+    /// failure here never withholds the verdict: the claim stays `settling` and a retry
+    /// would find the transaction on chain.
+    async fn record_settlement(&self, payment: &Payment, tx: &Base58Id) {
+        let settled = Transition::Settled(tx.clone());
+        if !matches!(self.store.advance(&payment.id, &settled).await, Ok(AdvanceOutcome::Advanced))
+        {
+            tracing::error!(rule = "settlement_unrecorded", "a settled claim is still settling");
+        }
+    }
+}
