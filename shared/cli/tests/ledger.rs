@@ -78,7 +78,7 @@ async fn pending_entries_are_filled_only_once_the_rate_is_established() {
     let path = dir.join("store.sqlite3");
     let store = SqliteStore::open(&path).unwrap();
     for digit in ['2', '3'] {
-        assert_eq!(store.append(&pending_entry(digit)).await, Ok(AppendOutcome::Appended));
+        assert_eq!(store.record(&pending_entry(digit)).await, Ok(AppendOutcome::Appended));
     }
 
     // Friday's rate is out but nothing after Saturday yet: Saturday's rate is not established.
@@ -109,7 +109,7 @@ fn an_unreachable_rate_source_leaves_entries_pending() {
     let path = dir.join("store.sqlite3");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let store = SqliteStore::open(&path).unwrap();
-    runtime.block_on(store.append(&pending_entry('4'))).unwrap();
+    runtime.block_on(store.record(&pending_entry('4'))).unwrap();
     let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let summary = backfill(&path, &format!("http://{closed}"));
     assert_eq!(summary, json!({"examined": 1, "filled": 0, "still_pending": 1}));
@@ -140,7 +140,7 @@ async fn a_refund_is_recorded_and_counted_once() {
     let store = SqliteStore::open(&path).unwrap();
     let entry = pending_entry('5');
     let tx = "5".repeat(88);
-    assert_eq!(store.append(&entry).await, Ok(AppendOutcome::Appended));
+    assert_eq!(store.record(&entry).await, Ok(AppendOutcome::Appended));
 
     let output = refund(&path, "check", &tx);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));

@@ -67,21 +67,28 @@ struct DynamoFixture {
     sdk_config: SdkConfig,
     run: String,
     stores_made: AtomicU32,
+    transactions: bool,
 }
 
 impl DynamoFixture {
-    fn new(endpoint: &str) -> Self {
+    /// A fixture on a local server; `name` tells whether it runs `TransactWriteItems`.
+    fn new(name: &str, endpoint: &str) -> Self {
         let started = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros();
         Self {
             sdk_config: local_sdk_config(endpoint),
             run: format!("pv-{}-{started}", std::process::id()),
             stores_made: AtomicU32::new(0),
+            transactions: name != "dynalite",
         }
     }
 }
 
 impl Fixture for DynamoFixture {
     type Store = DynamoStore;
+
+    fn transactions(&self) -> bool {
+        self.transactions
+    }
 
     async fn fresh(&self) -> DynamoStore {
         let n = self.stores_made.fetch_add(1, Ordering::Relaxed);
@@ -122,7 +129,8 @@ async fn contract_holds_on_every_local_server() {
     let mut failed = Vec::new();
     for (name, endpoint) in local_servers() {
         let started = Instant::now();
-        let passed = tokio::spawn(run_all(Arc::new(DynamoFixture::new(&endpoint)))).await.is_ok();
+        let passed =
+            tokio::spawn(run_all(Arc::new(DynamoFixture::new(&name, &endpoint)))).await.is_ok();
         eprintln!(
             "store contract against {name} at {endpoint}: passed {passed} in {:?}",
             started.elapsed()
@@ -138,7 +146,7 @@ async fn contract_holds_on_every_local_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creating_the_tables_again_keeps_them() {
     for (name, endpoint) in local_servers() {
-        let fixture = DynamoFixture::new(&endpoint);
+        let fixture = DynamoFixture::new(&name, &endpoint);
         let store = fixture.fresh().await;
         store.claim(&PaymentId([1; 32]), PaidOp::Memo, T0).await.unwrap();
         assert_eq!(create_tables(store.client(), store.tables()).await, Ok(()), "{name}");
@@ -169,7 +177,7 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             "append",
             Box::pin({
                 let (store, entry) = (s(store), entry.clone());
-                async move { store.append(&entry).await.map(drop) }
+                async move { store.record(&entry).await.map(drop) }
             }),
         ),
         (
@@ -334,13 +342,13 @@ async fn latency_per_operation() {
     };
     let ip_caller = |n: u32| CallerKey::SourceIp(std::net::Ipv4Addr::from(0x0a00_0000 + n).into());
     for (server, endpoint) in local_servers() {
-        let store = &DynamoFixture::new(&endpoint).fresh().await;
+        let store = &DynamoFixture::new(&server, &endpoint).fresh().await;
         store.put(day, rate).await.unwrap();
         let rows = [
             (
                 "append",
                 timed(RUNS, |n| async move {
-                    assert_eq!(store.append(&entry(n)).await, Ok(AppendOutcome::Appended))
+                    assert_eq!(store.record(&entry(n)).await, Ok(AppendOutcome::Appended))
                 })
                 .await,
             ),

@@ -264,7 +264,7 @@ async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreErr
     let claimed = payment_id(100);
     let caller = CallerKey::Wallet(id("Wa", 2));
     match call {
-        WriteCall::Append => store.append(&pending_entry(2)).await.map(drop),
+        WriteCall::Append => store.record(&pending_entry(2)).await.map(drop),
         WriteCall::FillCad => store.fill_cad(&pending_entry(1).key(), &rate()).await.map(drop),
         WriteCall::MarkRefunded => store.mark_refunded(&pending_entry(1).key()).await.map(drop),
         WriteCall::Claim => store.claim(&PaymentId([7; 32]), PaidOp::Memo, T0).await.map(drop),
@@ -282,9 +282,10 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     let path = fixture.new_database();
     let store = SqliteStore::open_with_busy_timeout(&path, Duration::from_millis(100)).unwrap();
     let claimed = payment_id(100);
-    store.append(&pending_entry(1)).await.unwrap();
+    store.record(&pending_entry(1)).await.unwrap();
     store.claim(&claimed, PaidOp::Check, T0).await.unwrap();
 
+    let counted = store.days(&day("2026-11-29"), &day("2026-11-29")).await;
     let locker = rusqlite::Connection::open(&path).expect("opens");
     locker.execute_batch("BEGIN EXCLUSIVE").expect("takes the write lock");
     for call in WriteCall::ALL {
@@ -310,7 +311,7 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     }
     let caller = CallerKey::Wallet(id("Wa", 2));
     assert_eq!(store.try_use(&caller, T0).await, Ok(FreeTierDecision::Allowed { used: 1 }));
-    assert_eq!(store.days(&day("2026-11-29"), &day("2026-11-29")).await, Ok(vec![]));
+    assert_eq!(store.days(&day("2026-11-29"), &day("2026-11-29")).await, counted, "no count");
     assert_eq!(store.get(&day("2026-11-28")).await, Ok(None));
 }
 
@@ -346,7 +347,7 @@ async fn a_stored_value_of_the_wrong_shape_is_corrupt() {
     let fixture = SqliteFixture::default();
     for (plant, read) in cases {
         let store = fixture.fresh().await;
-        store.append(&pending_entry(1)).await.unwrap();
+        store.record(&pending_entry(1)).await.unwrap();
         assert_eq!(probe(&store, read).await, Ok(()), "{read:?} before planting");
         rusqlite::Connection::open(store.path()).unwrap().execute_batch(plant).unwrap();
         assert_eq!(probe(&store, read).await, Err(StoreError::Corrupt), "{plant}");
@@ -374,7 +375,7 @@ async fn per_operation_latency_medians() {
         let caller = CallerKey::SourceIp(IpAddr::V4(Ipv4Addr::from(n)));
         let counter = Counter::PaidMemo(MemoState::Bound);
         let timings = [
-            timed(store.append(&pending_entry(n))).await,
+            timed(store.record(&pending_entry(n))).await,
             timed(store.claim(&payment, PaidOp::Check, T0)).await,
             timed(store.advance(&payment, &Transition::Settle)).await,
             timed(store.resume(&payment, PaidOp::Check, T0)).await,

@@ -15,9 +15,12 @@ pub use types::*;
 
 /// The append-only ledger of paid (and house) verdicts: the closed field list only.
 pub trait Ledger: Send + Sync {
-    /// Appends an entry; its key is its op's prefix and its payment id. An entry is never
-    /// overwritten: appending an existing key is [`AppendOutcome::AlreadyRecorded`].
-    fn append(
+    /// Appends an entry and adds one to its metrics counter ([`LedgerEntry::counter`]) of
+    /// the entry's UTC day, in one atomic write: both or neither, so a verdict is counted
+    /// exactly when its entry is new. Its key is its op's prefix and its payment id; an entry
+    /// is never overwritten: an existing key is [`AppendOutcome::AlreadyRecorded`] and
+    /// counts nothing.
+    fn record(
         &self,
         entry: &LedgerEntry,
     ) -> impl Future<Output = Result<AppendOutcome, StoreError>> + Send;

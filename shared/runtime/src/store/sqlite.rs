@@ -308,13 +308,19 @@ fn epoch_seconds(millis: i64) -> i64 {
 }
 
 impl Ledger for SqliteStore {
-    async fn append(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
+    async fn record(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
         let mut values = vec![Value::Text(entry.key().as_str().to_owned())];
         values.extend(ledger_values(entry)?);
+        let day = UtcDay::of(entry.at).ok_or(StoreError::Corrupt)?;
+        let counter = entry.counter().name();
         self.in_write_transaction(move |transaction| {
             let inserted =
                 transaction.prepare_cached(&SQL.insert)?.execute(params_from_iter(values))?;
-            Ok(if inserted == 1 { AppendOutcome::Appended } else { AppendOutcome::AlreadyRecorded })
+            if inserted == 0 {
+                return Ok(AppendOutcome::AlreadyRecorded);
+            }
+            count_in(transaction, &day, counter)?;
+            Ok(AppendOutcome::Appended)
         })
         .await
     }
@@ -506,16 +512,8 @@ impl FreeTier for SqliteStore {
 impl Metrics for SqliteStore {
     async fn increment(&self, counter: Counter, now: UtcMillis) -> Result<(), StoreError> {
         let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
-        self.in_write_transaction(move |transaction| {
-            transaction
-                .prepare_cached(
-                    "INSERT INTO metrics (day, counter, count) VALUES (?1, ?2, 1)
-                     ON CONFLICT (day, counter) DO UPDATE SET count = count + 1",
-                )?
-                .execute(params![day.as_str(), counter.name()])?;
-            Ok(())
-        })
-        .await
+        self.in_write_transaction(move |transaction| count_in(transaction, &day, counter.name()))
+            .await
     }
 
     async fn days(
@@ -585,6 +583,17 @@ impl RateCache for SqliteStore {
         })
         .await
     }
+}
+
+/// Adds one to a day's counter inside a write transaction.
+fn count_in(transaction: &Transaction<'_>, day: &UtcDay, counter: &str) -> Result<(), StoreError> {
+    transaction
+        .prepare_cached(
+            "INSERT INTO metrics (day, counter, count) VALUES (?1, ?2, 1)
+             ON CONFLICT (day, counter) DO UPDATE SET count = count + 1",
+        )?
+        .execute(params![day.as_str(), counter])?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -322,6 +322,15 @@ impl LedgerEntry {
         }
     }
 
+    /// The metrics counter the entry's verdict is counted under.
+    pub fn counter(&self) -> Counter {
+        match (&self.payer, self.verdict) {
+            (Payer::House { .. }, verdict) => Counter::House(verdict.op()),
+            (Payer::Paid { .. }, LedgerVerdict::Check { state, .. }) => Counter::PaidCheck(state),
+            (Payer::Paid { .. }, LedgerVerdict::Memo { state }) => Counter::PaidMemo(state),
+        }
+    }
+
     /// The published verdict line, derived from the op, the state and the time (core's
     /// builder, the one the report uses).
     pub fn verdict_line(&self) -> Option<String> {

@@ -1,5 +1,6 @@
-//! After the money: fetch and grade the target, write the ledger entry (unique per settled
-//! transaction; only its writer counts the verdict), mark the claim delivered and answer.
+//! After the money: fetch and grade the target, write the ledger entry and its count in one
+//! atomic write (unique per settled transaction, so a verdict is counted exactly when its
+//! entry is new), mark the claim delivered and answer.
 //! The Solana fee and the CAD rate are looked up alongside the fetch and wait at most
 //! [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry records them as pending.
 
@@ -86,8 +87,8 @@ impl<S: Stores> Service<S> {
         let payer =
             Payer::Paid { wallet: delivery.payer.clone(), tx: delivery.tx.clone(), fee_lamports };
         let entry = ledger_entry(&verdict, payer, rate);
-        match budget.after_settle(self.store.append(&entry)).await {
-            Some(Ok(AppendOutcome::Appended)) => self.count(counter_of(&entry)).await,
+        match budget.after_settle(self.store.record(&entry)).await {
+            Some(Ok(AppendOutcome::Appended)) => {}
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
                 let _ = self.store.advance(&payment.id, &Transition::Deliver).await;
@@ -132,8 +133,8 @@ impl<S: Stores> Service<S> {
         let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
         let house_id = HouseId::parse(&hex).expect("32 lowercase hex digits");
         let entry = ledger_entry(&verdict, Payer::House { id: house_id }, rate.flatten());
-        match self.store.append(&entry).await {
-            Ok(AppendOutcome::Appended) => self.count(counter_of(&entry)).await,
+        match self.store.record(&entry).await {
+            Ok(AppendOutcome::Appended) => {}
             Ok(AppendOutcome::AlreadyRecorded) | Err(_) => {
                 tracing::error!(
                     rule = "ledger_write_failed",
@@ -198,14 +199,5 @@ fn ledger_entry(verdict: &Verdict, payer: Payer, rate: Option<CadRate>) -> Ledge
         cad: CadBlock { rate, refund: false },
         criteria_version: CriteriaVersion::current(),
         verdict: verdict.recorded,
-    }
-}
-
-/// The metrics counter of a ledger entry.
-fn counter_of(entry: &LedgerEntry) -> Counter {
-    match (&entry.payer, entry.verdict) {
-        (Payer::House { .. }, verdict) => Counter::House(verdict.op()),
-        (Payer::Paid { .. }, LedgerVerdict::Check { state, .. }) => Counter::PaidCheck(state),
-        (Payer::Paid { .. }, LedgerVerdict::Memo { state }) => Counter::PaidMemo(state),
     }
 }

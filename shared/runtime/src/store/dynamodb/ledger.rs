@@ -1,35 +1,59 @@
 //! The ledger table: one item per entry, exactly the closed attribute list plus `pk`.
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 
 use super::DynamoStore;
-use super::attributes::{Item, KEY, key_of, read_text, text};
+use super::attributes::{Item, KEY, key_of, number, read_text, text};
 use super::errors::{Conditional, conditional, unavailable};
+use super::metrics::day_key;
 use crate::store::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use crate::store::{
     AppendOutcome, CadRate, FillOutcome, Ledger, LedgerEntry, LedgerKey, RefundOutcome, StoreError,
+    UtcDay,
 };
 
 impl Ledger for DynamoStore {
-    async fn append(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
+    /// One `TransactWriteItems`: `Put` the entry if `attribute_not_exists(pk)` and `ADD`
+    /// one to its counter on the day's metrics item; a cancelled transaction whose put
+    /// failed its condition is [`AppendOutcome::AlreadyRecorded`].
+    async fn record(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
         let mut item: Item = ledger_fields(entry)?
             .into_iter()
             .map(|(name, field)| (name.to_owned(), attribute(field)))
             .collect();
         item.insert(KEY.to_owned(), text(entry.key().as_str()));
-        let put = self
-            .client
-            .put_item()
+        let day = UtcDay::of(entry.at).ok_or(StoreError::Corrupt)?;
+        let put = Put::builder()
             .table_name(&self.tables.ledger)
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", KEY)
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let count = Update::builder()
+            .table_name(&self.tables.metrics)
+            .set_key(Some(key_of(day_key(&day))))
+            .update_expression("ADD #counter :one")
+            .expression_attribute_names("#counter", entry.counter().name())
+            .expression_attribute_values(":one", number(1))
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let written = self
+            .client
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().put(put).build())
+            .transact_items(TransactWriteItem::builder().update(count).build())
             .send()
             .await;
-        Ok(match conditional(put)? {
-            Conditional::Written(_) => AppendOutcome::Appended,
-            Conditional::ConditionFailed => AppendOutcome::AlreadyRecorded,
-        })
+        match written {
+            Ok(_) => Ok(AppendOutcome::Appended),
+            Err(SdkError::ServiceError(failure)) if put_condition_failed(failure.err()) => {
+                Ok(AppendOutcome::AlreadyRecorded)
+            }
+            Err(_) => Err(StoreError::Unavailable),
+        }
     }
 
     /// A filtered scan of the whole table, page by page, keeping only the `limit` oldest.
@@ -132,5 +156,16 @@ fn field(value: &AttributeValue) -> Option<Field> {
         AttributeValue::Bool(value) => Some(Field::Bool(*value)),
         AttributeValue::Null(true) => Some(Field::Null),
         _ => None,
+    }
+}
+
+/// True when a cancelled transaction's first item (the ledger put) failed its condition.
+fn put_condition_failed(error: &TransactWriteItemsError) -> bool {
+    match error {
+        TransactWriteItemsError::TransactionCanceledException(cancelled) => cancelled
+            .cancellation_reasons()
+            .first()
+            .is_some_and(|reason| reason.code() == Some("ConditionalCheckFailed")),
+        _ => false,
     }
 }

@@ -21,7 +21,7 @@ const UNPROCESSED_ROUNDS: u32 = 4;
 const UNPROCESSED_BACKOFF: Duration = Duration::from_millis(50);
 
 /// The item key of a day's counts.
-fn day_key(day: &UtcDay) -> String {
+pub(super) fn day_key(day: &UtcDay) -> String {
     format!("metrics:{}", day.as_str())
 }
 
