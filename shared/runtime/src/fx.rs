@@ -159,8 +159,9 @@ impl RateLookups {
     }
 
     /// The applicable rate of `date`: from memory, else the cache, else the source (one
-    /// lookup in the background for all callers; this caller waits for it, and may be
-    /// dropped at any time without cancelling it). None while it is not established.
+    /// lookup in the background; the caller that starts it waits for it and may be dropped
+    /// at any time without cancelling it; callers meanwhile do not wait). None while it is
+    /// not established.
     pub async fn rate(&self, date: &UtcDay, cache: &impl RateCache) -> Option<CadRate> {
         let known = self.dates.lock().unwrap_or_else(|e| e.into_inner()).get(date).cloned();
         let mut answer = match known {
@@ -168,7 +169,7 @@ impl RateLookups {
             Some(Known::Answered { rate: None, at }) if at.elapsed() < RETRY_PENDING_AFTER => {
                 return None;
             }
-            Some(Known::InFlight(answer)) => answer,
+            Some(Known::InFlight(_)) => return None,
             Some(Known::Answered { .. }) | None => {
                 if let Ok(Some(rate)) = cache.get(date).await {
                     self.remember(

@@ -1,0 +1,356 @@
+//! The money side on loopback: a chain that transactions land on, an x402 facilitator that
+//! lands them when it settles (with every way a settlement answer can go wrong), and a Solana
+//! JSON-RPC endpoint that reads the chain.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use payability_core::challenge::{NETWORK_V1, NETWORK_V2};
+use payability_core::payment::solana::decode_pubkey;
+use serde_json::{Value, json};
+
+use crate::loopback::{Gate, HOLD_LIMIT, Handler, Reply, Request, Server};
+use crate::payment::{BUYER, FEE_PAYER, LENIENT_BASE64, landed_signature, parse_wire};
+
+/// Solana devnet's CAIP-2 id: a network that is not ours.
+pub const DEVNET: &str = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+
+/// One landed transaction.
+#[derive(Debug, Clone)]
+struct Landed {
+    signature: String,
+    wire: Vec<u8>,
+    account_keys: Vec<[u8; 32]>,
+}
+
+/// What has landed, and whether blockhashes still count as recent.
+#[derive(Debug, Default)]
+pub struct Chain {
+    landed: Mutex<Vec<Landed>>,
+    blockhashes_expired: AtomicBool,
+}
+
+impl Chain {
+    /// Lands a buyer's wire transaction (once per message): the fee payer's slot gets the
+    /// landed signature. Returns the signature, or None when the bytes are not a transaction.
+    fn land(&self, buyer_wire: &[u8]) -> Option<String> {
+        let parsed = parse_wire(buyer_wire)?;
+        let signature = landed_signature(&parsed.message);
+        let mut landed = self.landed.lock().unwrap();
+        if !landed.iter().any(|l| l.signature == signature) {
+            let raw: [u8; 64] = bs58::decode(&signature).into_vec().ok()?.try_into().ok()?;
+            let mut wire = Vec::new();
+            wire.push(u8::try_from(parsed.signatures.len()).ok()?);
+            wire.extend_from_slice(&raw);
+            for other in parsed.signatures.iter().skip(1) {
+                wire.extend_from_slice(other);
+            }
+            wire.extend_from_slice(&parsed.message);
+            landed.push(Landed {
+                signature: signature.clone(),
+                wire,
+                account_keys: parsed.account_keys,
+            });
+        }
+        Some(signature)
+    }
+
+    /// The signatures of every landed transaction, oldest first.
+    pub fn landed(&self) -> Vec<String> {
+        self.landed.lock().unwrap().iter().map(|l| l.signature.clone()).collect()
+    }
+
+    /// From now on `isBlockhashValid` answers false.
+    pub fn expire_blockhashes(&self) {
+        self.blockhashes_expired.store(true, Ordering::SeqCst);
+    }
+}
+
+/// How `/settle` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettleMode {
+    /// Lands, answers success.
+    Normal,
+    /// Does not land, answers `success: false`.
+    Refuse,
+    /// Lands, answers success after this long.
+    SlowThenSettle(Duration),
+    /// Lands, closes the connection without answering.
+    LandThenDrop,
+    /// Lands, answers 500.
+    LandThen500,
+    /// Lands, answers success on devnet.
+    LandWrongNetwork,
+    /// Lands, holds the answer until released (then answers success).
+    Hold,
+}
+
+/// How `/verify` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifyMode {
+    /// `isValid: true`.
+    Normal,
+    /// `isValid: false`.
+    Refuse,
+    /// 503.
+    Down,
+}
+
+struct FacilitatorState {
+    chain: Arc<Chain>,
+    settle_mode: Mutex<SettleMode>,
+    verify_mode: Mutex<VerifyMode>,
+    verify_calls: AtomicUsize,
+    settle_calls: AtomicUsize,
+    settle_gate: Gate,
+}
+
+/// The x402 facilitator stand-in.
+pub struct Facilitator {
+    server: Server,
+    state: Arc<FacilitatorState>,
+}
+
+impl Facilitator {
+    /// Starts on loopback, landing on `chain`.
+    pub async fn start(chain: Arc<Chain>) -> Self {
+        let state = Arc::new(FacilitatorState {
+            chain,
+            settle_mode: Mutex::new(SettleMode::Normal),
+            verify_mode: Mutex::new(VerifyMode::Normal),
+            verify_calls: AtomicUsize::new(0),
+            settle_calls: AtomicUsize::new(0),
+            settle_gate: Gate::default(),
+        });
+        let shared = Arc::clone(&state);
+        let handler: Handler = Arc::new(move |request| {
+            let state = Arc::clone(&shared);
+            Box::pin(async move { facilitate(&state, request).await })
+        });
+        Self { server: Server::start(handler).await, state }
+    }
+
+    /// The base URL (`/supported`, `/verify`, `/settle` below it).
+    pub fn url(&self) -> String {
+        self.server.url("")
+    }
+
+    /// How `/settle` answers from now on (`Hold` arms the gate for the next settle).
+    pub fn set_settle_mode(&self, mode: SettleMode) {
+        if mode == SettleMode::Hold {
+            self.state.settle_gate.arm();
+        }
+        *self.state.settle_mode.lock().unwrap() = mode;
+    }
+
+    /// How `/verify` answers from now on.
+    pub fn set_verify_mode(&self, mode: VerifyMode) {
+        *self.state.verify_mode.lock().unwrap() = mode;
+    }
+
+    /// `/verify` calls so far.
+    pub fn verify_calls(&self) -> usize {
+        self.state.verify_calls.load(Ordering::SeqCst)
+    }
+
+    /// `/settle` calls so far.
+    pub fn settle_calls(&self) -> usize {
+        self.state.settle_calls.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once a `Hold` settle has landed and is holding its answer.
+    pub async fn settle_held(&self) {
+        self.state.settle_gate.reached().await;
+    }
+
+    /// Lets a held settle answer.
+    pub fn release_settle(&self) {
+        self.state.settle_gate.release();
+    }
+}
+
+/// The buyer's wire transaction and the x402 version of a `/verify` or `/settle` body.
+fn payment_of(body: &[u8]) -> Option<(Vec<u8>, u64)> {
+    let body: Value = serde_json::from_slice(body).ok()?;
+    let version = body["x402Version"].as_u64()?;
+    let transaction = body["paymentPayload"]["payload"]["transaction"].as_str()?;
+    Some((LENIENT_BASE64.decode(transaction).ok()?, version))
+}
+
+async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
+    match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/supported") => Reply::json(
+            200,
+            &json!({
+                "kinds": [{
+                    "x402Version": 2,
+                    "scheme": "exact",
+                    "network": NETWORK_V2,
+                    "extra": {"feePayer": FEE_PAYER},
+                }],
+                "signers": {"solana:*": [FEE_PAYER]},
+            }),
+        ),
+        ("POST", "/verify") => {
+            state.verify_calls.fetch_add(1, Ordering::SeqCst);
+            let mode = *state.verify_mode.lock().unwrap();
+            match (mode, payment_of(&request.body)) {
+                (VerifyMode::Down, _) => Reply::json(503, &json!({"error": "down"})),
+                (VerifyMode::Refuse, _) | (_, None) => Reply::json(
+                    200,
+                    &json!({"isValid": false, "invalidReason": "invalid_exact_svm_payload"}),
+                ),
+                (VerifyMode::Normal, Some(_)) => {
+                    Reply::json(200, &json!({"isValid": true, "payer": BUYER}))
+                }
+            }
+        }
+        ("POST", "/settle") => {
+            state.settle_calls.fetch_add(1, Ordering::SeqCst);
+            let mode = *state.settle_mode.lock().unwrap();
+            let Some((wire, version)) = payment_of(&request.body) else {
+                return Reply::json(400, &json!({"success": false}));
+            };
+            let network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
+            if mode == SettleMode::Refuse {
+                let refusal = json!({
+                    "success": false,
+                    "errorReason": "transaction_failed",
+                    "transaction": "",
+                    "network": network,
+                });
+                return Reply::json(200, &refusal);
+            }
+            let Some(signature) = state.chain.land(&wire) else {
+                return Reply::json(400, &json!({"success": false}));
+            };
+            let success = |network: &str| {
+                json!({
+                    "success": true,
+                    "transaction": signature,
+                    "network": network,
+                    "payer": BUYER,
+                })
+            };
+            match mode {
+                SettleMode::Normal | SettleMode::Refuse => Reply::json(200, &success(network)),
+                SettleMode::SlowThenSettle(pause) => {
+                    tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
+                    Reply::json(200, &success(network))
+                }
+                SettleMode::LandThenDrop => Reply::Close,
+                SettleMode::LandThen500 => Reply::json(500, &json!({"error": "internal"})),
+                SettleMode::LandWrongNetwork => Reply::json(200, &success(DEVNET)),
+                SettleMode::Hold => {
+                    state.settle_gate.pass().await;
+                    Reply::json(200, &success(network))
+                }
+            }
+        }
+        _ => Reply::json(404, &json!({"error": "not found"})),
+    }
+}
+
+struct RpcState {
+    chain: Arc<Chain>,
+    calls: Mutex<BTreeMap<String, usize>>,
+}
+
+/// The Solana JSON-RPC stand-in.
+pub struct Rpc {
+    server: Server,
+    state: Arc<RpcState>,
+}
+
+impl Rpc {
+    /// Starts on loopback, reading `chain`.
+    pub async fn start(chain: Arc<Chain>) -> Self {
+        let state = Arc::new(RpcState { chain, calls: Mutex::new(BTreeMap::new()) });
+        let shared = Arc::clone(&state);
+        let handler: Handler = Arc::new(move |request| {
+            let state = Arc::clone(&shared);
+            Box::pin(async move { rpc(&state, request) })
+        });
+        Self { server: Server::start(handler).await, state }
+    }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> String {
+        self.server.url("/")
+    }
+
+    /// Calls of one method so far.
+    pub fn calls(&self, method: &str) -> usize {
+        self.state.calls.lock().unwrap().get(method).copied().unwrap_or(0)
+    }
+
+    /// From now on `isBlockhashValid` answers false.
+    pub fn expire_blockhashes(&self) {
+        self.state.chain.expire_blockhashes();
+    }
+}
+
+fn rpc(state: &RpcState, request: Request) -> Reply {
+    if request.method != "POST" {
+        return Reply::json(405, &json!({"error": "POST only"}));
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+        return Reply::json(
+            200,
+            &json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": "Parse error"}}),
+        );
+    };
+    let answer = match body {
+        Value::Array(calls) => Value::Array(calls.iter().map(|c| rpc_call(state, c)).collect()),
+        call => rpc_call(state, &call),
+    };
+    Reply::json(200, &answer)
+}
+
+fn rpc_call(state: &RpcState, call: &Value) -> Value {
+    let id = call.get("id").cloned().unwrap_or(Value::Null);
+    let method = call["method"].as_str().unwrap_or_default().to_owned();
+    *state.calls.lock().unwrap().entry(method.clone()).or_default() += 1;
+    let first = call["params"][0].as_str().unwrap_or_default();
+    let landed = state.chain.landed.lock().unwrap().clone();
+    let result = match method.as_str() {
+        "getTransaction" => match landed.iter().find(|l| l.signature == first) {
+            Some(l) => json!({
+                "slot": 1,
+                "meta": {"err": null, "fee": 5000},
+                "transaction": [STANDARD.encode(&l.wire), "base64"],
+            }),
+            None => Value::Null,
+        },
+        "getSignaturesForAddress" => {
+            let address = decode_pubkey(first);
+            let matching = landed
+                .iter()
+                .rev()
+                .filter(|l| address.is_some_and(|a| l.account_keys.contains(&a)))
+                .map(|l| {
+                    json!({
+                        "signature": l.signature,
+                        "slot": 1,
+                        "err": null,
+                        "confirmationStatus": "confirmed",
+                    })
+                });
+            Value::Array(matching.collect())
+        }
+        "isBlockhashValid" => json!({
+            "context": {"slot": 1},
+            "value": !state.chain.blockhashes_expired.load(Ordering::SeqCst),
+        }),
+        _ => {
+            return json!({"jsonrpc": "2.0", "id": id,
+                          "error": {"code": -32601, "message": "Method not found"}});
+        }
+    };
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}

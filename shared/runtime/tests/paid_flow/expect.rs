@@ -1,0 +1,57 @@
+//! The outcomes every scenario ends in: the money moved once and bought exactly one verdict,
+//! or it did not move and nothing was delivered, recorded or counted.
+
+use crate::payment::Payment;
+use crate::world::{Answer, World};
+
+/// The answers, one per line, for assertion messages.
+pub fn list(answers: &[Answer]) -> String {
+    answers.iter().map(|a| format!("\n  {a}")).collect()
+}
+
+/// The payment landed once (one `/settle` call), exactly one answer is a 200 verdict, the
+/// ledger has exactly one row, for that transaction, under `prefix` (`pvc:ledger:` /
+/// `pvm:ledger:`), today's paid count is 1, and the claim is `delivered`.
+pub fn paid_once_under(world: &World, payment: &Payment, answers: &[Answer], prefix: &str) {
+    let ok: Vec<&Answer> = answers.iter().filter(|a| a.status == 200).collect();
+    assert_eq!(ok.len(), 1, "exactly one 200 for one payment:{}", list(answers));
+    assert!(ok[0].is_verdict(), "the 200 carries a signed verdict: {}", ok[0]);
+    assert_eq!(world.facilitator.settle_calls(), 1, "one /settle call in total");
+    let tx = payment.landed_signature();
+    assert_eq!(world.chain.landed(), vec![tx.clone()], "the payment landed once");
+    let ledger = world.ledger();
+    assert_eq!(ledger.len(), 1, "one ledger row: {ledger:?}");
+    assert_eq!(ledger[0].key, format!("{prefix}{tx}"), "the row is keyed by the landed tx");
+    assert_eq!(ledger[0].payment_tx.as_deref(), Some(tx.as_str()));
+    assert_eq!(world.paid_today(), 1, "one paid verdict counted: {:?}", world.metrics_today());
+    assert_eq!(world.marker().as_deref(), Some("delivered"), "the claim ends delivered");
+}
+
+/// [`paid_once_under`] for `/check`.
+pub fn paid_once(world: &World, payment: &Payment, answers: &[Answer]) {
+    paid_once_under(world, payment, answers, "pvc:ledger:");
+}
+
+/// No answer is a 200, nothing landed, the ledger is empty and nothing was counted as paid.
+pub fn nothing_taken(world: &World, answers: &[Answer]) {
+    assert!(answers.iter().all(|a| a.status != 200), "no verdict without money:{}", list(answers));
+    assert!(world.chain.landed().is_empty(), "nothing landed");
+    assert!(world.ledger().is_empty(), "no ledger row: {:?}", world.ledger());
+    assert_eq!(world.paid_today(), 0, "nothing counted as paid: {:?}", world.metrics_today());
+}
+
+/// 503 `settlement_outcome_unknown`, worded "retry the same payment, do not pay again" and
+/// never "nothing was settled".
+pub fn outcome_unknown(answer: &Answer) {
+    assert_eq!(answer.status, 503, "{answer}");
+    assert_eq!(answer.rule(), Some("settlement_outcome_unknown"), "{answer}");
+    let message = answer.message().to_lowercase();
+    assert!(message.contains("same payment"), "says to retry the same payment: {answer}");
+    assert!(message.contains("again"), "says not to pay again: {answer}");
+    assert!(!message.contains("nothing was settled"), "never says nothing was settled: {answer}");
+}
+
+/// A 409 with this rule.
+pub fn conflict(answer: &Answer, rule: &str) {
+    assert_eq!((answer.status, answer.rule()), (409, Some(rule)), "{answer}");
+}

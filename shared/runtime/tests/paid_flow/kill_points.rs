@@ -1,0 +1,124 @@
+//! The request killed at each point of the paid flow, then the same payment retried past the
+//! in-flight window: whatever the point, the money moves at most once and, once it moved, buys
+//! exactly one verdict, one ledger row and one paid count.
+
+use std::time::Duration;
+
+use crate::chain::SettleMode;
+use crate::expect;
+use crate::pausing_store::Point;
+use crate::world::{CHECK, Interrupted, World};
+
+/// One step past the in-flight window.
+const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
+
+/// Where the first request dies.
+#[derive(Debug, Clone, Copy)]
+enum Cut {
+    /// At a store operation.
+    Store(Point),
+    /// While the target holds the fetch.
+    DuringFetch,
+    /// While the facilitator holds `/settle` (the transaction has landed).
+    DuringSettle,
+}
+
+/// Kills the first request at `cut` (leaving its claim at `marker`), retries past the
+/// in-flight window, and checks that the payment bought exactly one verdict and was settled
+/// once.
+async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    let request = world.request(CHECK, Some(&payment));
+    let killed = match cut {
+        Cut::Store(point) => world.kill_at(point, request).await,
+        Cut::DuringFetch => {
+            world.target.hold_next();
+            world.kill_when(world.target.held(), request).await
+        }
+        Cut::DuringSettle => {
+            world.facilitator.set_settle_mode(SettleMode::Hold);
+            world.kill_when(world.facilitator.settle_held(), request).await
+        }
+    };
+    assert!(matches!(killed, Interrupted::Killed), "{cut:?}: the request died there: {killed:?}");
+    assert_eq!(world.marker().as_deref(), marker, "{cut:?}: where the claim was left");
+    world.target.release();
+    world.facilitator.release_settle();
+    world.facilitator.set_settle_mode(SettleMode::Normal);
+    assert!(world.facilitator.settle_calls() <= 1, "{cut:?}");
+
+    world.advance(PAST_IN_FLIGHT);
+    let retry = world.post_check(&payment).await;
+    assert!(retry.is_verdict(), "{cut:?}: the retry gets the verdict: {retry}");
+    let settlement = retry.settlement().expect("a PAYMENT-RESPONSE header");
+    assert_eq!(settlement["transaction"], payment.landed_signature().as_str(), "{cut:?}");
+    let again = world.post_check(&payment).await;
+    expect::conflict(&again, "payment_already_used");
+    expect::paid_once(&world, &payment, &[retry, again]);
+}
+
+macro_rules! kill_point_tests {
+    ($($name:ident => $cut:expr, $marker:expr;)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            killed_then_retried($cut, $marker).await;
+        }
+    )*};
+}
+
+// test name => where the first request dies, the claim's marker it leaves behind.
+kill_point_tests! {
+    killed_after_verify_before_the_claim => Cut::Store(Point::BEFORE_CLAIM), None;
+    killed_after_the_claim => Cut::Store(Point::AFTER_CLAIM), Some("verified");
+    killed_during_settle_after_landing => Cut::DuringSettle, Some("settling");
+    killed_during_the_fetch => Cut::DuringFetch, Some("settled");
+    killed_after_settle_before_the_ledger => Cut::Store(Point::BEFORE_RECORD), Some("settled");
+    killed_after_the_ledger_before_the_answer => Cut::Store(Point::AFTER_RECORD), Some("settled");
+}
+
+#[tokio::test]
+async fn a_settled_undelivered_payment_resumes_at_most_three_times() {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    let first = world.kill_at(Point::BEFORE_RECORD, world.request(CHECK, Some(&payment))).await;
+    assert!(matches!(first, Interrupted::Killed), "settled, then killed: {first:?}");
+    for resume in 1..=3 {
+        world.advance(PAST_IN_FLIGHT);
+        let again = world.kill_at(Point::BEFORE_RECORD, world.request(CHECK, Some(&payment))).await;
+        assert!(matches!(again, Interrupted::Killed), "resume {resume} is let through: {again:?}");
+    }
+    world.advance(PAST_IN_FLIGHT);
+    let fourth = world.post_check(&payment).await;
+    assert_eq!(fourth.status, 409, "a fourth resume is refused: {fourth}");
+    assert_eq!(world.facilitator.settle_calls(), 1, "never settled again");
+    assert!(world.ledger().is_empty(), "every resume died before the ledger");
+}
+
+#[tokio::test]
+async fn a_settle_that_never_lands_is_not_settled_once_its_blockhash_expires() {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    world.facilitator.set_settle_mode(SettleMode::Refuse);
+    let first = world.post_check(&payment).await;
+    expect::outcome_unknown(&first);
+    assert_eq!(world.marker().as_deref(), Some("settling"));
+    world.facilitator.set_settle_mode(SettleMode::Normal);
+
+    world.advance(PAST_IN_FLIGHT);
+    let unknown = world.post_check(&payment).await;
+    expect::outcome_unknown(&unknown);
+    assert_eq!(world.marker().as_deref(), Some("settling"), "still maybe landing");
+
+    assert!(world.rpc.calls("isBlockhashValid") >= 1, "the chain was asked");
+    world.rpc.expire_blockhashes();
+    let not_settled = world.post_check(&payment).await;
+    assert_eq!((not_settled.status, not_settled.rule()), (402, Some("payment_not_settled")));
+    assert_eq!(world.marker().as_deref(), Some("not_settled"));
+    let again = world.post_check(&payment).await;
+    assert_eq!((again.status, again.rule()), (402, Some("payment_not_settled")), "{again}");
+
+    assert_eq!(world.facilitator.settle_calls(), 1, "settled (tried) once");
+    assert_eq!(world.target.hits(), 0, "a settle failure never hits the target");
+    expect::nothing_taken(&world, &[first, unknown, not_settled, again]);
+}

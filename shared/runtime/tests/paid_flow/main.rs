@@ -1,0 +1,30 @@
+//! The paid flow driven in-process through `Service::handle`, on a temp SQLite store, a clock
+//! the test moves and loopback stand-ins for the seller, the x402 facilitator and the Solana
+//! RPC; requests are killed at each point of the flow and the same payment retried.
+//!
+//! The flow under test, in order: free checks, the payment decoded, its identity (SHA-256 of
+//! the transaction message, so byte variants are one payment), a known claim answered without
+//! `/verify` (delivered or other op: 409 `payment_already_used`; younger than 30 s: 409
+//! `payment_in_flight`), verify, claim (`verified`), `settling`, `/settle`, `settled`, fetch
+//! and grade, the ledger entry and its count (one atomic write, once per tx), `delivered`,
+//! 200 with `PAYMENT-RESPONSE`. A settle answer that is not a clean success is 503
+//! `settlement_outcome_unknown`; a retry 30 s later asks the RPC whether it landed.
+//!
+//! Harness: `loopback` (a tiny HTTP/1.1 server), `target` (the seller), `chain` (facilitator and
+//! RPC over one chain), `payment` (wire transactions and x402 headers), `pausing_store` (stops
+//! the service at a store operation), `clock`, `world` (all of it), `expect` (end states).
+//! Only 127.0.0.1 is reached; every stand-in stops on its own within 55 s.
+
+mod chain;
+mod clock;
+mod expect;
+mod loopback;
+mod pausing_store;
+mod payment;
+mod target;
+mod world;
+
+mod basics;
+mod kill_points;
+mod replays;
+mod settlement;

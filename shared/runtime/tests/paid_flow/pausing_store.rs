@@ -1,0 +1,190 @@
+//! A store wrapper that delegates every call and can be told to stop for good right before or
+//! right after one named operation, signalling when it gets there so the test can kill the
+//! request at that exact point.
+//!
+//! The delegation is mechanical on purpose: each method is `self.around("<method name>",
+//! self.inner.<method>(..))`. When a store trait changes shape, mirror the trait here the same
+//! way; a [`Point`] names an operation by its trait method name.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use payability_runtime::store::*;
+use tokio::sync::Notify;
+
+/// Longest a paused call stays paused when the test never kills it.
+const PAUSE_LIMIT: Duration = Duration::from_secs(50);
+
+/// Where to stop: before or after the named store operation (its trait method name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    /// Right before the call reaches the store.
+    Before(&'static str),
+    /// Right after the store answered, before the caller sees the answer.
+    After(&'static str),
+}
+
+impl Point {
+    /// Verify answered, the claim not yet written.
+    pub const BEFORE_CLAIM: Point = Point::Before("claim");
+    /// The claim written (marker `verified`).
+    pub const AFTER_CLAIM: Point = Point::After("claim");
+    /// Settled (and fetched), the ledger entry not yet written nor counted.
+    pub const BEFORE_RECORD: Point = Point::Before("record");
+    /// The ledger entry written and counted (one atomic write), nothing after it.
+    pub const AFTER_RECORD: Point = Point::After("record");
+}
+
+#[derive(Debug, Default)]
+struct Pauses {
+    armed: Mutex<Option<Point>>,
+    reached: Notify,
+}
+
+/// The test's handle on a [`PausingStore`] the service owns.
+#[derive(Debug, Clone, Default)]
+pub struct PauseControl(Arc<Pauses>);
+
+impl PauseControl {
+    /// The next call that passes `point` stops there for good (until its request is dropped).
+    pub fn pause(&self, point: Point) {
+        *self.0.armed.lock().unwrap() = Some(point);
+    }
+
+    /// Resolves once a call has stopped at the armed point.
+    pub async fn reached(&self) {
+        self.0.reached.notified().await;
+    }
+
+    /// Disarms a pause that was not reached.
+    pub fn disarm(&self) {
+        *self.0.armed.lock().unwrap() = None;
+    }
+}
+
+/// A store that delegates to `inner` and can stop at one [`Point`].
+pub struct PausingStore<S> {
+    inner: S,
+    control: PauseControl,
+}
+
+impl<S> PausingStore<S> {
+    /// Wraps a store; nothing is armed.
+    pub fn new(inner: S) -> Self {
+        Self { inner, control: PauseControl::default() }
+    }
+
+    /// The handle the test keeps.
+    pub fn control(&self) -> PauseControl {
+        self.control.clone()
+    }
+
+    /// Stops here for good if `point` is armed (disarming it and signalling).
+    async fn trap(&self, point: Point) {
+        let hit = {
+            let mut armed = self.control.0.armed.lock().unwrap();
+            let hit = *armed == Some(point);
+            if hit {
+                *armed = None;
+            }
+            hit
+        };
+        if hit {
+            self.control.0.reached.notify_one();
+            tokio::time::sleep(PAUSE_LIMIT).await;
+        }
+    }
+
+    /// Runs one delegated call between its two traps.
+    async fn around<T>(&self, operation: &'static str, call: impl Future<Output = T>) -> T {
+        self.trap(Point::Before(operation)).await;
+        let answer = call.await;
+        self.trap(Point::After(operation)).await;
+        answer
+    }
+}
+
+impl<S: Ledger> Ledger for PausingStore<S> {
+    async fn record(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
+        self.around("record", self.inner.record(entry)).await
+    }
+
+    async fn cad_pending(&self, limit: usize) -> Result<Vec<LedgerEntry>, StoreError> {
+        self.around("cad_pending", self.inner.cad_pending(limit)).await
+    }
+
+    async fn fill_cad(&self, key: &LedgerKey, rate: &CadRate) -> Result<FillOutcome, StoreError> {
+        self.around("fill_cad", self.inner.fill_cad(key, rate)).await
+    }
+
+    async fn mark_refunded(&self, key: &LedgerKey) -> Result<RefundOutcome, StoreError> {
+        self.around("mark_refunded", self.inner.mark_refunded(key)).await
+    }
+}
+
+impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
+    async fn claim(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<ClaimOutcome, StoreError> {
+        self.around("claim", self.inner.claim(id, op, now)).await
+    }
+
+    async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
+        self.around("claim_of", self.inner.claim_of(id)).await
+    }
+
+    async fn advance(
+        &self,
+        id: &PaymentId,
+        transition: &Transition,
+    ) -> Result<AdvanceOutcome, StoreError> {
+        self.around("advance", self.inner.advance(id, transition)).await
+    }
+
+    async fn resume(
+        &self,
+        id: &PaymentId,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<ResumeOutcome, StoreError> {
+        self.around("resume", self.inner.resume(id, op, now)).await
+    }
+}
+
+impl<S: FreeTier> FreeTier for PausingStore<S> {
+    async fn try_use(
+        &self,
+        caller: &CallerKey,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        self.around("try_use", self.inner.try_use(caller, now)).await
+    }
+}
+
+impl<S: Metrics> Metrics for PausingStore<S> {
+    async fn increment(&self, counter: Counter, now: UtcMillis) -> Result<(), StoreError> {
+        self.around("increment", self.inner.increment(counter, now)).await
+    }
+
+    async fn days(
+        &self,
+        first_day: &UtcDay,
+        last_day: &UtcDay,
+    ) -> Result<Vec<DayCounts>, StoreError> {
+        self.around("days", self.inner.days(first_day, last_day)).await
+    }
+}
+
+impl<S: RateCache> RateCache for PausingStore<S> {
+    async fn get(&self, date: &UtcDay) -> Result<Option<CadRate>, StoreError> {
+        self.around("get", self.inner.get(date)).await
+    }
+
+    async fn put(&self, date: &UtcDay, rate: &CadRate) -> Result<(), StoreError> {
+        self.around("put", self.inner.put(date, rate)).await
+    }
+}

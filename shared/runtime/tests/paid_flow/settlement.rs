@@ -1,0 +1,70 @@
+//! `/settle` answered with anything but a clean success after the transaction landed: the
+//! outcome is unknown (503, retry the same payment, do not pay again), the target is not hit,
+//! and a retry past the in-flight window finds the landed transaction and delivers without a
+//! second settlement.
+
+use std::time::Duration;
+
+use payability_runtime::payment::facilitator::SETTLE_TIMEOUT;
+
+use crate::chain::SettleMode;
+use crate::expect;
+use crate::world::World;
+
+/// One step past the in-flight window.
+const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
+
+async fn unknown_then_delivered(mode: SettleMode) {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    world.facilitator.set_settle_mode(mode);
+    let first = world.post_check(&payment).await;
+    expect::outcome_unknown(&first);
+    assert_eq!(world.target.hits(), 0, "{mode:?}: a settle failure never hits the target");
+    assert_eq!(world.marker().as_deref(), Some("settling"), "{mode:?}");
+    assert!(world.ledger().is_empty(), "{mode:?}");
+    assert_eq!(world.paid_today(), 0, "{mode:?}");
+    world.facilitator.set_settle_mode(SettleMode::Normal);
+
+    world.advance(PAST_IN_FLIGHT);
+    let retry = world.post_check(&payment).await;
+    assert!(retry.is_verdict(), "{mode:?}: the landed payment buys its verdict: {retry}");
+    expect::paid_once(&world, &payment, &[first, retry]);
+}
+
+macro_rules! unknown_outcome_tests {
+    ($($(#[$attr:meta])* $name:ident => $mode:expr,)*) => {$(
+        #[tokio::test]
+        $(#[$attr])*
+        async fn $name() {
+            unknown_then_delivered($mode).await;
+        }
+    )*};
+}
+
+unknown_outcome_tests! {
+    settle_answer_lost_after_landing => SettleMode::LandThenDrop,
+    settle_500_after_landing => SettleMode::LandThen500,
+    settle_success_on_another_network => SettleMode::LandWrongNetwork,
+    // Waits out the real 8 s SETTLE_TIMEOUT: the bound itself is what is tested.
+    settle_slower_than_its_bound => SettleMode::SlowThenSettle(SETTLE_TIMEOUT + Duration::from_secs(2)),
+}
+
+#[tokio::test]
+async fn a_settling_claim_younger_than_30_s_is_in_flight() {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    world.facilitator.set_settle_mode(SettleMode::LandThenDrop);
+    let first = world.post_check(&payment).await;
+    expect::outcome_unknown(&first);
+    world.facilitator.set_settle_mode(SettleMode::Normal);
+    world.advance(Duration::from_secs(5));
+    let verifies = world.facilitator.verify_calls();
+    let young = world.post_check(&payment).await;
+    expect::conflict(&young, "payment_in_flight");
+    assert_eq!(world.facilitator.verify_calls(), verifies, "no /verify for a known payment");
+    world.advance(PAST_IN_FLIGHT);
+    let retry = world.post_check(&payment).await;
+    assert!(retry.is_verdict(), "{retry}");
+    expect::paid_once(&world, &payment, &[first, young, retry]);
+}

@@ -1,0 +1,429 @@
+//! One test's world: the seller, the chain with its facilitator and RPC, a temp SQLite store
+//! behind a [`PausingStore`], a clock the test moves, and the service built from them. The
+//! service is driven only through `Service::handle`; the store is read back with plain SQL.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use http::{HeaderMap, HeaderValue, Method};
+use payability_core::policy::AddressRule;
+use payability_runtime::api::config::ServiceConfig;
+use payability_runtime::api::published_keys::KeyPublication;
+use payability_runtime::api::{ApiRequest, ApiResponse, Service};
+use payability_runtime::store::choice::StoreChoice;
+use payability_runtime::store::sqlite::SqliteStore;
+use payability_runtime::store::{UtcDay, UtcMillis};
+use rusqlite::types::Value as SqlValue;
+use serde_json::{Value, json};
+
+use crate::chain::{Chain, Facilitator, Rpc};
+use crate::clock::TestClock;
+use crate::loopback::closed_port;
+use crate::pausing_store::{PauseControl, PausingStore, Point};
+use crate::payment::Payment;
+use crate::target::Target;
+
+/// The operator wallet that is paid.
+pub const OPERATOR_WALLET: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+/// The house bearer token.
+pub const HOUSE_TOKEN: &str = "house-token-of-the-paid-flow-tests";
+/// The service's public base URL (only named in challenges, never called).
+pub const PUBLIC_BASE_URL: &str = "http://127.0.0.1:1";
+/// The signing seed.
+const SEED: [u8; 32] = [7; 32];
+/// Where every world's clock starts: midday, so +31 s steps never cross a UTC day.
+pub const START: &str = "2026-03-02T12:00:00.000Z";
+/// Longest one request may take before the test gives up on it.
+const REQUEST_LIMIT: Duration = Duration::from_secs(30);
+/// Longest a kill waits for its point.
+const KILL_WAIT: Duration = Duration::from_secs(20);
+
+/// `POST /check`.
+pub const CHECK: &str = "/check";
+/// `POST /memo`.
+pub const MEMO: &str = "/memo";
+
+/// The service under test.
+pub type TestService = Service<PausingStore<SqliteStore>>;
+
+/// A directory under the system temp dir, unique to this process and call, removed on drop.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = format!("payability-paid-flow-{}-{n}-{nanos}", std::process::id());
+        Self(std::env::temp_dir().join(name))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A response, read back.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body as JSON (`Null` when it is not JSON).
+    pub body: Value,
+}
+
+impl From<ApiResponse> for Answer {
+    fn from(response: ApiResponse) -> Self {
+        let response = response.into_http();
+        let status = response.status().as_u16();
+        let body = serde_json::from_slice(response.body()).unwrap_or(Value::Null);
+        Self { status, headers: response.headers().clone(), body }
+    }
+}
+
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status, self.body)
+    }
+}
+
+impl Answer {
+    /// `error.rule` of a closed-form error; for a 402 challenge, whose `error` is a string,
+    /// its leading snake_case id (`"<rule>: <sentence>"`) or the whole string.
+    pub fn rule(&self) -> Option<&str> {
+        let error = self.body.get("error")?;
+        if let Some(rule) = error.get("rule").and_then(Value::as_str) {
+            return Some(rule);
+        }
+        let text = error.as_str()?;
+        let id = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+        match text.split_once(": ") {
+            Some((head, _)) if id(head) => Some(head),
+            _ => Some(text),
+        }
+    }
+
+    /// `error.message` of a closed-form error, else "".
+    pub fn message(&self) -> &str {
+        self.body["error"]["message"].as_str().unwrap_or_default()
+    }
+
+    /// A header's value as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// A 200 carrying a signed report.
+    pub fn is_verdict(&self) -> bool {
+        self.status == 200
+            && self.body.get("signature").is_some()
+            && self.body.get("state").and_then(Value::as_str).is_some()
+    }
+
+    /// The decoded `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1).
+    pub fn settlement(&self) -> Option<Value> {
+        let raw = self.header("payment-response").or_else(|| self.header("x-payment-response"))?;
+        serde_json::from_slice(&STANDARD.decode(raw).ok()?).ok()
+    }
+}
+
+/// How a request run under [`World::kill_when`] ended.
+#[derive(Debug)]
+#[allow(dead_code, reason = "the answer is read through Debug, in assertion messages")]
+pub enum Interrupted {
+    /// The signal came and the request was aborted there.
+    Killed,
+    /// The request answered before the signal.
+    Finished(Answer),
+}
+
+/// A ledger row, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerRow {
+    /// The key (`pvc:ledger:<tx>`, ...).
+    pub key: String,
+    /// `payment_tx`.
+    pub payment_tx: Option<String>,
+    /// `payer_wallet`.
+    pub payer_wallet: Option<String>,
+}
+
+/// A payment claim, as stored (whatever its columns; these are read by name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimRow {
+    /// The key.
+    pub key: String,
+    /// `op`.
+    pub op: Option<String>,
+    /// `marker`.
+    pub marker: Option<String>,
+    /// `payment_tx`.
+    pub payment_tx: Option<String>,
+}
+
+/// Everything one test drives.
+pub struct World {
+    /// The service, shared with the request tasks.
+    pub service: Arc<TestService>,
+    /// The handle on the service's store pauses.
+    pub store: PauseControl,
+    /// The seller.
+    pub target: Target,
+    /// The facilitator.
+    pub facilitator: Facilitator,
+    /// The Solana RPC.
+    pub rpc: Rpc,
+    /// The chain both read and write.
+    pub chain: Arc<Chain>,
+    clock: TestClock,
+    db: PathBuf,
+    requests: AtomicUsize,
+    _dir: ScratchDir,
+}
+
+impl World {
+    /// Starts every stand-in and the service on a fresh store, the clock at [`START`].
+    pub async fn start() -> Self {
+        let start = UtcMillis::parse_rfc3339_millis(START).expect("a timestamp");
+        let clock = TestClock::take(start).await;
+        let chain = Arc::new(Chain::default());
+        let target = Target::start().await;
+        let facilitator = Facilitator::start(Arc::clone(&chain)).await;
+        let rpc = Rpc::start(Arc::clone(&chain)).await;
+        let dir = ScratchDir::new();
+        let db = dir.0.join("store.sqlite3");
+        let sqlite = SqliteStore::open(&db).expect("a fresh SQLite store");
+        let store = PausingStore::new(sqlite);
+        let control = store.control();
+        let config = ServiceConfig {
+            operator_wallet: OPERATOR_WALLET.to_owned(),
+            facilitator_url: Some(facilitator.url()),
+            fee_payer: None,
+            solana_rpc_url: Some(rpc.url()),
+            public_base_url: Some(PUBLIC_BASE_URL.to_owned()),
+            house_token: Some(HOUSE_TOKEN.to_owned()),
+            store: StoreChoice::Embedded(db.clone()),
+            address_rule: AddressRule::AllowPrivate,
+            valet_origin: format!("http://127.0.0.1:{}", closed_port()),
+            keys: KeyPublication::default(),
+        };
+        let service = Service::new(config, &SEED, store, clock.function())
+            .unwrap_or_else(|e| panic!("the service starts: {e}"));
+        Self {
+            service: Arc::new(service),
+            store: control,
+            target,
+            facilitator,
+            rpc,
+            chain,
+            clock,
+            db,
+            requests: AtomicUsize::new(0),
+            _dir: dir,
+        }
+    }
+
+    /// The service's clock.
+    pub fn now(&self) -> UtcMillis {
+        self.clock.now()
+    }
+
+    /// Moves the service's clock on.
+    pub fn advance(&self, by: Duration) {
+        self.clock.advance(by);
+    }
+
+    /// A paid-route request about the target, with a payment header when given.
+    pub fn request(&self, path: &str, payment: Option<&Payment>) -> ApiRequest {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        if let Some(payment) = payment {
+            let (name, value) = payment.header();
+            headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
+        }
+        let n = self.requests.fetch_add(1, Ordering::SeqCst);
+        ApiRequest {
+            method: Method::POST,
+            path: path.to_owned(),
+            headers,
+            body: json!({"url": self.target.url()}).to_string().into_bytes(),
+            source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+            public_base_url: None,
+            request_id: format!("paid-flow-{n}"),
+        }
+    }
+
+    /// Sends one request and reads the answer.
+    pub async fn send(&self, request: ApiRequest) -> Answer {
+        match tokio::time::timeout(REQUEST_LIMIT, self.service.handle(request)).await {
+            Ok(response) => response.into(),
+            Err(_) => panic!("the service did not answer within {REQUEST_LIMIT:?}"),
+        }
+    }
+
+    /// `POST /check` with a payment.
+    pub async fn post_check(&self, payment: &Payment) -> Answer {
+        self.send(self.request(CHECK, Some(payment))).await
+    }
+
+    /// `POST <path>` with a payment.
+    pub async fn post(&self, path: &str, payment: &Payment) -> Answer {
+        self.send(self.request(path, Some(payment))).await
+    }
+
+    /// `POST /check` without a payment: the service's own 402.
+    pub async fn unpaid_402(&self) -> Answer {
+        self.unpaid_402_for(CHECK).await
+    }
+
+    /// `POST <path>` without a payment.
+    pub async fn unpaid_402_for(&self, path: &str) -> Answer {
+        let answer = self.send(self.request(path, None)).await;
+        assert_eq!(answer.status, 402, "an unpaid request gets a challenge: {answer}");
+        answer
+    }
+
+    /// A fresh v2 payment answering this route's 402.
+    pub async fn payment_for(&self, path: &str) -> Payment {
+        let challenge = self.unpaid_402_for(path).await;
+        let header = challenge.header("payment-required").expect("a PAYMENT-REQUIRED header");
+        Payment::v2(header)
+    }
+
+    /// A fresh v2 payment for `/check`.
+    pub async fn fresh_payment(&self) -> Payment {
+        self.payment_for(CHECK).await
+    }
+
+    /// Runs the request as its own task and aborts it where the store stops at `point`.
+    pub async fn kill_at(&self, point: Point, request: ApiRequest) -> Interrupted {
+        self.store.pause(point);
+        let store = self.store.clone();
+        let outcome = self.kill_when(async move { store.reached().await }, request).await;
+        self.store.disarm();
+        outcome
+    }
+
+    /// Runs the request as its own task and aborts it as soon as `signal` resolves.
+    pub async fn kill_when(
+        &self,
+        signal: impl Future<Output = ()>,
+        request: ApiRequest,
+    ) -> Interrupted {
+        let service = Arc::clone(&self.service);
+        let mut task = tokio::spawn(async move { service.handle(request).await });
+        tokio::select! {
+            () = signal => {
+                task.abort();
+                let _ = (&mut task).await;
+                Interrupted::Killed
+            }
+            joined = &mut task => {
+                Interrupted::Finished(joined.expect("the request task ran").into())
+            }
+            () = tokio::time::sleep(KILL_WAIT) => {
+                task.abort();
+                panic!("the request neither reached its kill point nor answered in {KILL_WAIT:?}")
+            }
+        }
+    }
+
+    fn connection(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("the store file opens read-only")
+    }
+
+    /// Every row of a table, each as column name -> value.
+    fn rows(&self, table: &str) -> Vec<BTreeMap<String, SqlValue>> {
+        let connection = self.connection();
+        let mut statement =
+            connection.prepare(&format!("SELECT * FROM {table}")).expect("the table exists");
+        let names: Vec<String> = statement.column_names().into_iter().map(str::to_owned).collect();
+        let rows = statement
+            .query_map([], |row| {
+                let mut map = BTreeMap::new();
+                for (i, name) in names.iter().enumerate() {
+                    map.insert(name.clone(), row.get::<_, SqlValue>(i)?);
+                }
+                Ok(map)
+            })
+            .expect("the table reads");
+        rows.map(|row| row.expect("a row reads")).collect()
+    }
+
+    /// The ledger's rows, by key.
+    pub fn ledger(&self) -> Vec<LedgerRow> {
+        let mut rows: Vec<LedgerRow> = self
+            .rows("ledger")
+            .iter()
+            .map(|row| LedgerRow {
+                key: text(row, "pk").expect("a ledger key"),
+                payment_tx: text(row, "payment_tx"),
+                payer_wallet: text(row, "payer_wallet"),
+            })
+            .collect();
+        rows.sort_by(|a, b| a.key.cmp(&b.key));
+        rows
+    }
+
+    /// The payment claims.
+    pub fn claims(&self) -> Vec<ClaimRow> {
+        self.rows("payments")
+            .iter()
+            .map(|row| ClaimRow {
+                key: text(row, "pk").expect("a claim key"),
+                op: text(row, "op"),
+                marker: text(row, "marker"),
+                payment_tx: text(row, "payment_tx"),
+            })
+            .collect()
+    }
+
+    /// The marker of the only claim (None when there is no claim; panics on several).
+    pub fn marker(&self) -> Option<String> {
+        let claims = self.claims();
+        assert!(claims.len() <= 1, "one payment, at most one claim: {claims:?}");
+        claims.into_iter().next().and_then(|claim| claim.marker)
+    }
+
+    /// Today's counters (the clock's UTC day).
+    pub fn metrics_today(&self) -> BTreeMap<String, u64> {
+        let today = UtcDay::of(self.now()).expect("a day");
+        let connection = self.connection();
+        let mut statement = connection
+            .prepare("SELECT counter, count FROM metrics WHERE day = ?1")
+            .expect("the metrics table exists");
+        let rows = statement
+            .query_map([today.as_str()], |row| Ok((row.get::<_, String>(0)?, row.get(1)?)))
+            .expect("the metrics read");
+        rows.map(|row| row.expect("a metrics row")).collect()
+    }
+
+    /// Today's paid verdicts (every `paid_check_*` and `paid_memo_*` counter).
+    pub fn paid_today(&self) -> u64 {
+        self.metrics_today()
+            .iter()
+            .filter(|(name, _)| name.starts_with("paid_check_") || name.starts_with("paid_memo_"))
+            .map(|(_, count)| count)
+            .sum()
+    }
+}
+
+/// A text column of a row read by [`World::rows`].
+fn text(row: &BTreeMap<String, SqlValue>, column: &str) -> Option<String> {
+    match row.get(column) {
+        Some(SqlValue::Text(text)) => Some(text.clone()),
+        _ => None,
+    }
+}

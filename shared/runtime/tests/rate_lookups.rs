@@ -1,0 +1,112 @@
+//! The per-process CAD rate lookups against loopback stand-ins for the Bank of Canada Valet
+//! API: one lookup in flight per date whatever the number of callers, callers that do not
+//! start it never wait, a date without a rate is not looked up again for a while, and a rate
+//! once found is kept.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use payability_runtime::fx::{BankOfCanadaValet, RateLookups};
+use payability_runtime::store::sqlite::SqliteStore;
+use payability_runtime::store::{RateCache, UtcDay};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// How the Valet stand-in answers.
+#[derive(Clone, Copy)]
+enum Valet {
+    /// Accepts and never answers.
+    Silent,
+    /// Answers the date's rate.
+    Publishes,
+}
+
+/// Starts a stand-in on 127.0.0.1 that counts its connections; it stops within 30 s.
+async fn valet(behaviour: Valet) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    tokio::spawn(tokio::time::timeout(Duration::from_secs(30), async move {
+        let mut held = Vec::new();
+        while let Ok((mut stream, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            match behaviour {
+                Valet::Silent => held.push(stream),
+                Valet::Publishes => {
+                    let mut request = [0u8; 4096];
+                    let _ = stream.read(&mut request).await;
+                    let body = r#"{"observations":[{"d":"2026-11-27","FXUSDCAD":{"v":"1.3971"}}]}"#;
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(answer.as_bytes()).await;
+                }
+            }
+        }
+    }));
+    (origin, connections)
+}
+
+fn store() -> (SqliteStore, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!(
+        "payability-rates-{}-{}",
+        std::process::id(),
+        rand_u32()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    (SqliteStore::open(&dir.join("store.sqlite3")).unwrap(), dir)
+}
+
+fn rand_u32() -> u32 {
+    let mut bytes = [0u8; 4];
+    getrandom::fill(&mut bytes).unwrap();
+    u32::from_le_bytes(bytes)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_source_is_asked_once_and_holds_only_the_caller_that_asked() {
+    let (origin, connections) = valet(Valet::Silent).await;
+    let lookups = RateLookups::new(BankOfCanadaValet::new(&origin).unwrap());
+    let (store, dir) = store();
+    let store = Arc::new(store);
+    let day = UtcDay::parse("2026-11-27").unwrap();
+    // The first caller starts the lookup and gives up after 50 ms, as a request does.
+    let first = tokio::time::timeout(Duration::from_millis(50), lookups.rate(&day, &*store)).await;
+    assert!(first.is_err(), "the silent source never answered");
+    // Fifty more callers while it is in flight: none waits, none asks again.
+    for _ in 0..50 {
+        let started = Instant::now();
+        assert_eq!(lookups.rate(&day, &*store).await, None);
+        assert!(started.elapsed() < Duration::from_millis(40), "a caller waited");
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 1, "one lookup in flight per date");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_lookup_is_remembered_and_a_found_rate_is_kept_and_cached() {
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+    let refused = RateLookups::new(BankOfCanadaValet::new(&format!("http://{closed}")).unwrap());
+    let (store, dir) = store();
+    let day = UtcDay::parse("2026-11-27").unwrap();
+    assert_eq!(refused.rate(&day, &store).await, None, "refused: pending");
+    let started = Instant::now();
+    for _ in 0..20 {
+        assert_eq!(refused.rate(&day, &store).await, None);
+    }
+    assert!(started.elapsed() < Duration::from_millis(200), "the failure is remembered");
+
+    let (origin, connections) = valet(Valet::Publishes).await;
+    let found = RateLookups::new(BankOfCanadaValet::new(&origin).unwrap());
+    let rate = found.rate(&day, &store).await.expect("the date's rate is published");
+    assert_eq!(rate.usd_cad(), "1.3971");
+    for _ in 0..20 {
+        assert_eq!(found.rate(&day, &store).await.as_ref(), Some(&rate), "kept");
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 1, "asked once");
+    assert_eq!(store.get(&day).await, Ok(Some(rate)), "and cached in the store");
+    std::fs::remove_dir_all(dir).unwrap();
+}
