@@ -250,3 +250,49 @@ fn a_missing_or_bad_setting_stops_the_server_with_one_line_naming_it() {
         assert!(last.starts_with("configuration: ") && last.contains(said), "{stderr}");
     }
 }
+
+#[test]
+fn a_client_that_leaves_mid_request_does_not_stop_the_check_half_way() {
+    let server = Server::start(&[]);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let seller = format!("http://{}/slow", listener.local_addr().unwrap());
+    let (fetched, answered) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = stream.read(&mut buf);
+        fetched.send(()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let response = "HTTP/1.1 402 X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+        let _ = stream.write_all(response.as_bytes());
+    });
+    let body = json!({"url": seller}).to_string();
+    let address = server.base.trim_start_matches("http://").to_owned();
+    let mut client = std::net::TcpStream::connect(&address).unwrap();
+    let request = format!(
+        "POST /check HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {HOUSE_TOKEN}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(request.as_bytes()).unwrap();
+    answered.recv_timeout(std::time::Duration::from_secs(10)).expect("the seller was fetched");
+    drop(client);
+    // The check runs to its end after the client left: its ledger entry and its log line.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let store = payability_runtime::store::sqlite::SqliteStore::open(&server.store_path()).unwrap();
+    let day = payability_runtime::store::UtcDay::of(payability_runtime::clock::now()).unwrap();
+    let house_checks = || {
+        use payability_runtime::store::Metrics;
+        let days = runtime.block_on(store.days(&day, &day)).unwrap();
+        days.first().and_then(|d| d.counts.get("house_check").copied()).unwrap_or(0)
+    };
+    while house_checks() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(house_checks(), 1, "the check was recorded after its client left");
+    let log = server.stop();
+    assert!(
+        log.lines().any(|l| l.contains("\"route\":\"check\"") && l.contains("\"status\":200")),
+        "the request logged its end: {log}"
+    );
+}

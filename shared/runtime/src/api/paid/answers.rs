@@ -71,12 +71,14 @@ pub(super) fn store_unavailable() -> ApiResponse {
     unavailable("store_unavailable", "the service's store cannot be reached; do not pay")
 }
 
-/// 503: the store failed on a read or a claim, before `/settle` was called.
+/// 503: the store failed while a payment was being carried (before or after `/settle`: the
+/// same payment, retried, resumes wherever it stands).
 pub(super) fn store_failed(_: StoreError) -> ApiResponse {
     unavailable(
         "store_unavailable",
-        "the service's store cannot be reached; this service did not settle the payment; retry later",
+        "the service's store cannot be reached; retry this same payment later; do not pay again",
     )
+    .with_header("retry-after", RETRY_AFTER_SECONDS)
 }
 
 /// 503: the service clock is outside the years a report can carry.
