@@ -22,7 +22,8 @@ Tampering (--v1/--hand only): --amount N, --destination ADDR, --memo TEXT, --no-
 --fee-payer ADDR, --echo-memo TEXT (v2: the memo written into `accepted`).
 
 Output (stdout, one line): {"mode", "status", "body", "payment_response" (raw PAYMENT-RESPONSE
-or X-PAYMENT-RESPONSE header or null), "payment_response_decoded", "payment_header"
+or X-PAYMENT-RESPONSE header or null), "payment_response_decoded", "retry_after" (the
+Retry-After header or null), "payment_header"
 ({"name","value"} of the payment sent, or null), "payer", "challenge" ({"v1": body or null,
 "v2": decoded header or null} of the 402 that was paid), "error" (null, or why no payment was
 sent)}. Exit 0 when an HTTP answer was obtained (whatever its status), 3 when the buyer
@@ -76,7 +77,7 @@ class Result(dict):
 
 def new_result(mode: str) -> Result:
     return Result(mode=mode, status=None, body=None, payment_response=None,
-                  payment_response_decoded=None, payment_header=None, payer=None,
+                  payment_response_decoded=None, retry_after=None, payment_header=None, payer=None,
                   challenge=None, error=None)
 
 
@@ -107,6 +108,7 @@ def fill_response(res: Result, status: int, headers: dict, raw: bytes) -> None:
     pr = headers.get("payment-response") or headers.get("x-payment-response")
     res["payment_response"] = pr
     res["payment_response_decoded"] = decode_b64_json(pr)
+    res["retry_after"] = headers.get("retry-after")
 
 
 def save_payment(path: str | None, url: str, method: str, body: bytes, name: str, value: str) -> None:

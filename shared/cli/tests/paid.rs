@@ -1,10 +1,13 @@
 //! Paid end to end, loopback only: the official x402 Python SDK pays `payability serve`,
-//! whose facilitator is a test fixture that really verifies the Solana transaction and
-//! whose RPC is a stub. Covers both ops, the legacy v1 path, the self-check, the ledger and
-//! the abuse cases (each closed-form, nothing fetched, nothing charged).
+//! whose facilitator is a test fixture that really verifies the Solana transaction (or the
+//! official @x402 facilitator) and whose RPC is a stub. Covers both ops, the legacy v1 path,
+//! the self-check, the ledger, the abuse cases (each closed-form, nothing fetched, nothing
+//! charged) and settlements whose outcome was lost, resolved on a retry of the same payment
+//! on the embedded store and on DynamoDB (moto).
 //!
-//! Needs `scripts/test` (it installs the SDK and exports PAYABILITY_TEST_X402_PYTHON and
-//! PAYABILITY_TEST_E2E_DIR).
+//! Needs `scripts/test` (it installs the SDK, the official facilitator and moto, starts moto
+//! and exports PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR,
+//! PAYABILITY_TEST_OFFICIAL_FACILITATOR_MODULES and PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
 
 mod support;
 
@@ -13,9 +16,14 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
+use aws_config::{BehaviorVersion, Region};
 use payability_core::payment::x402::PaymentRefusal;
-use payability_core::signing::verify_signed;
+use payability_core::signing::{PublicKeyDescriptor, verify_signed};
+use payability_runtime::store::dynamodb::{
+    DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
+};
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{Ledger, Payer};
 use serde_json::{Value, json};
@@ -55,17 +63,43 @@ struct Fixture {
     port: u16,
 }
 
+/// The official facilitator's fee-payer seed (a throwaway key, 64 hex digits).
+const OFFICIAL_FEE_PAYER_SEED: &str =
+    "0707070707070707070707070707070707070707070707070707070707070707";
+
 impl Fixture {
+    /// Starts one of the Python fixtures of tests/e2e with `args`.
     fn start(script: &str, args: &[&str]) -> Self {
         let (python, dir) = fixtures();
-        let mut child = Command::new(python)
-            .arg(format!("{dir}/{script}"))
-            .args(["--port", "0", "--watch-stdin"])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut command = Command::new(python);
+        command.arg(format!("{dir}/{script}")).args(["--port", "0", "--watch-stdin"]).args(args);
+        Self::spawn(command)
+    }
+
+    /// Starts the official x402 facilitator (tests/e2e/official_facilitator/server.mjs) on
+    /// the Solana RPC at `rpc`.
+    fn official_facilitator(rpc: &str) -> Self {
+        let (_, dir) = fixtures();
+        let modules = std::env::var("PAYABILITY_TEST_OFFICIAL_FACILITATOR_MODULES")
+            .expect("the official facilitator is installed by scripts/test");
+        let mut command = Command::new("node");
+        command.arg(format!("{dir}/official_facilitator/server.mjs")).args([
+            "--port",
+            "0",
+            "--rpc",
+            rpc,
+            "--fee-payer-seed-hex",
+            OFFICIAL_FEE_PAYER_SEED,
+            "--modules",
+            &modules,
+        ]);
+        Self::spawn(command)
+    }
+
+    /// Spawns `command` with a piped stdin (it exits when that closes) and waits for its
+    /// `ready <port>` line.
+    fn spawn(mut command: Command) -> Self {
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let port =
@@ -128,27 +162,124 @@ impl Target {
     }
 }
 
+/// The facilitator a world's service is configured with.
+#[derive(Clone, Copy, Debug)]
+enum FacilitatorKind {
+    /// tests/e2e/facilitator_fixture.py: verifies for real, misbehaves on request.
+    Fixture,
+    /// The official @x402 facilitator code (tests/e2e/official_facilitator).
+    Official,
+}
+
+/// The store a world's service runs on.
+#[derive(Clone, Copy, Debug)]
+enum StoreKind {
+    /// The embedded SQLite file (serve's default).
+    Embedded,
+    /// Fresh DynamoDB tables on the moto server `scripts/test` starts.
+    DynamoDb,
+}
+
+/// The region the DynamoDB tables are created in (moto accepts any).
+const LOCAL_REGION: &str = "us-east-1";
+
+impl StoreKind {
+    /// The serve variables for this store (none for the embedded one); for DynamoDB the
+    /// tables are created first.
+    fn serve_env(self) -> Vec<(String, String)> {
+        match self {
+            Self::Embedded => Vec::new(),
+            Self::DynamoDb => dynamodb_env(&moto_endpoint()),
+        }
+    }
+}
+
+/// The moto endpoint of PAYABILITY_TEST_DYNAMODB_ENDPOINTS (dynalite 4.0 lacks
+/// TransactWriteItems, which the ledger write uses).
+fn moto_endpoint() -> String {
+    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
+    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
+    let url =
+        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
+    assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {url}");
+    url.to_owned()
+}
+
+/// Creates fresh tables on `endpoint` (the runtime's `create_tables`) and returns the
+/// variables that point serve at them: the store, its tables, the endpoint, dummy
+/// credentials and a region.
+fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
+    let prefix = format!("paid-{}-{}-", std::process::id(), unique_suffix());
+    let tables = TableNames::with_prefix(&prefix);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime
+        .block_on(async {
+            let sdk = aws_config::defaults(BehaviorVersion::latest())
+                .region(Region::new(LOCAL_REGION))
+                .endpoint_url(endpoint)
+                .test_credentials()
+                .load()
+                .await;
+            let store = DynamoStore::new(&sdk, tables.clone());
+            create_tables(store.client(), store.tables()).await
+        })
+        .expect("the tables are created on moto");
+    let names = tables.all().map(|(name, _)| name.to_owned());
+    let mut env: Vec<(String, String)> =
+        TABLE_VARIABLES.iter().map(|(variable, _)| variable.to_string()).zip(names).collect();
+    for (name, value) in [
+        ("PAYABILITY_STORE", "dynamodb"),
+        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint),
+        ("AWS_ACCESS_KEY_ID", "local"),
+        ("AWS_SECRET_ACCESS_KEY", "local"),
+        ("AWS_REGION", LOCAL_REGION),
+        ("AWS_EC2_METADATA_DISABLED", "true"),
+    ] {
+        env.push((name.to_owned(), value.to_owned()));
+    }
+    env
+}
+
+/// A number that differs between calls (table prefixes).
+fn unique_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+}
+
 /// The whole loopback world of one test.
 struct World {
-    _rpc: Fixture,
+    rpc: Fixture,
     facilitator: Fixture,
-    rpc_url: String,
     server: Server,
     target: Target,
 }
 
 impl World {
+    /// The usual world: the facilitator fixture and the embedded store.
     fn start() -> Self {
+        Self::with(FacilitatorKind::Fixture, StoreKind::Embedded)
+    }
+
+    /// A world with the given facilitator and store.
+    fn with(facilitator: FacilitatorKind, store: StoreKind) -> Self {
         let rpc = Fixture::start("solana_rpc_stub.py", &[]);
-        let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
+        let facilitator = match facilitator {
+            FacilitatorKind::Fixture => {
+                Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()])
+            }
+            FacilitatorKind::Official => Fixture::official_facilitator(&rpc.url()),
+        };
         let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
         let valet = format!("http://{closed}");
-        let server = Server::start(&[
-            ("PAYABILITY_FACILITATOR_URL", &facilitator.url()),
-            ("PAYABILITY_SOLANA_RPC_URL", &rpc.url()),
-            ("PAYABILITY_BOC_VALET_ORIGIN", &valet),
-        ]);
-        Self { rpc_url: rpc.url(), _rpc: rpc, facilitator, server, target: Target::start() }
+        let (facilitator_url, rpc_url) = (facilitator.url(), rpc.url());
+        let store_env = store.serve_env();
+        let mut env = vec![
+            ("PAYABILITY_FACILITATOR_URL", facilitator_url.as_str()),
+            ("PAYABILITY_SOLANA_RPC_URL", rpc_url.as_str()),
+            ("PAYABILITY_BOC_VALET_ORIGIN", valet.as_str()),
+        ];
+        env.extend(store_env.iter().map(|(name, value)| (name.as_str(), value.as_str())));
+        let server = Server::start(&env);
+        Self { rpc, facilitator, server, target: Target::start() }
     }
 
     /// Runs buyer.py against a route of ours; returns its JSON line.
@@ -157,7 +288,7 @@ impl World {
         let url = format!("{}{route}", self.server.base);
         let output = Command::new(python)
             .arg(format!("{dir}/buyer.py"))
-            .args(["--url", &url, "--target", &self.target.url, "--rpc", &self.rpc_url])
+            .args(["--url", &url, "--target", &self.target.url, "--rpc", &self.rpc.url()])
             .args(extra)
             .output()
             .unwrap();
@@ -168,13 +299,80 @@ impl World {
         })
     }
 
+    /// Resends the payment saved in `file` (buyer.py --replay-last) to `route`.
+    fn replay(&self, route: &str, file: &str) -> Value {
+        self.buy(route, &["--replay-last", "--payment-file", file])
+    }
+
+    /// What the facilitator fixture was asked (counters, modes, recent calls).
     fn fixture_calls(&self) -> Value {
         http_json("GET", &format!("{}/__fixture/calls", self.facilitator.url()), None)
     }
 
+    /// Sets the facilitator fixture's modes.
     fn fixture_mode(&self, mode: Value) {
         http_json("POST", &format!("{}/__fixture/mode", self.facilitator.url()), Some(mode));
     }
+
+    /// The transaction the fixture settled while in settle mode `mode`.
+    fn settled_in_mode(&self, mode: &str) -> Value {
+        let calls = self.fixture_calls();
+        let settled = calls["recent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["endpoint"] == "settle" && c["mode"] == mode && c["success"] == true);
+        settled.unwrap_or_else(|| panic!("the fixture settled nothing in {mode}: {calls}"))
+            ["transaction"]
+            .clone()
+    }
+
+    /// The transactions that landed on the stubbed chain.
+    fn landed(&self) -> Vec<Value> {
+        let calls = http_json("GET", &format!("{}/__stub/calls", self.rpc.url()), None);
+        calls["transactions"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Makes every blockhash issued so far invalid: a transaction not landed never will.
+    fn expire_blockhashes(&self) {
+        http_json("POST", &format!("{}/__stub/expire_blockhashes", self.rpc.url()), None);
+    }
+
+    /// How many paid checks `/metrics` counts today.
+    fn paid_checks_today(&self) -> u64 {
+        let (_, metrics) = self.server.json("GET", "/metrics", &[], &Value::Null);
+        let today = metrics["today"].as_object().cloned().unwrap_or_default();
+        today
+            .iter()
+            .filter(|(name, _)| name.starts_with("paid_check_"))
+            .map(|(_, n)| n.as_u64().unwrap())
+            .sum()
+    }
+}
+
+/// The rule of an error body (`error.rule`), or the `error` text of a 402 challenge.
+fn said(answer: &Value) -> String {
+    let error = &answer["body"]["error"];
+    error["rule"].as_str().or(error.as_str()).unwrap_or_default().to_owned()
+}
+
+/// Asserts `answer` is 503 `settlement_outcome_unknown` asking for a retry in 30 s.
+fn assert_outcome_unknown(answer: &Value, case: &str) {
+    assert_eq!(
+        (answer["status"].as_u64(), said(answer), answer["retry_after"].as_str()),
+        (Some(503), "settlement_outcome_unknown".to_owned(), Some("30")),
+        "{case}: {answer}"
+    );
+}
+
+/// Asserts `answer` is a 200 report that verifies against `keys` and returns the
+/// settlement transaction its PAYMENT-RESPONSE names.
+fn assert_verified_report(answer: &Value, keys: &[PublicKeyDescriptor], case: &str) -> Value {
+    assert_eq!(answer["status"], 200, "{case}: {answer}");
+    assert!(verify_signed(&answer["body"], keys).is_ok(), "{case}: the report verifies: {answer}");
+    let settlement = &answer["payment_response_decoded"];
+    assert_eq!(settlement["success"], true, "{case}: {answer}");
+    settlement["transaction"].clone()
 }
 
 /// A tiny JSON-over-HTTP call to a fixture's control endpoint.
@@ -379,4 +577,129 @@ fn scratch_key() -> String {
     let path = scratch_file("self-check-seed");
     std::fs::write(&path, "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=").unwrap();
     path
+}
+
+/// How long after its claim a payment is retried: a claim leaves flight after 30 s.
+const REPLAY_AFTER: Duration = Duration::from_secs(31);
+
+#[test]
+fn unclear_settlements_resolve_on_a_retry_of_the_same_payment_on_both_stores() {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = [StoreKind::Embedded, StoreKind::DynamoDb]
+            .into_iter()
+            .map(|store| {
+                let thread = std::thread::Builder::new().name(format!("{store:?}"));
+                (store, thread.spawn_scoped(scope, move || unclear_settlements_resolve(store)))
+            })
+            .collect();
+        let failed: Vec<StoreKind> = runs
+            .into_iter()
+            .filter_map(|(store, run)| run.unwrap().join().is_err().then_some(store))
+            .collect();
+        assert!(failed.is_empty(), "the scenario failed on {failed:?} (panics above)");
+    });
+}
+
+/// One store's scenario: three settlements whose outcome the service cannot know (a slow
+/// `/settle`, a settlement whose answer is lost, an answer forged on another network), each
+/// answered 503 and resolved by the chain when the same payment is retried 30 s later;
+/// never a second `/settle`, never a second verdict.
+fn unclear_settlements_resolve(store: StoreKind) {
+    let world = World::with(FacilitatorKind::Fixture, store);
+    let keys = trusted(&world.server);
+    let unclear = [
+        ("slow", json!({"settle": "slow", "slow_seconds": 10})),
+        ("settled_but_down", json!({"settle": "settled_but_down"})),
+        ("forged_network", json!({"settle": "forged_network"})),
+    ];
+    let mut saved = Vec::new();
+    for (mode, setting) in unclear {
+        world.fixture_mode(setting);
+        let file = scratch_file(&format!("unclear-{store:?}-{mode}.json"));
+        let answer = world.buy("/check", &["--save-payment", &file]);
+        assert_outcome_unknown(&answer, &format!("{store:?} {mode}"));
+        assert_eq!(world.target.hits(), 0, "{store:?} {mode}: nothing was fetched");
+        saved.push(file);
+    }
+    // Each claim was made before its answer came back.
+    let last_claim = Instant::now();
+    let settles = world.fixture_calls()["settle"].clone();
+    assert_eq!(settles, 3, "{store:?}: one /settle per payment");
+    assert_eq!(world.paid_checks_today(), 0, "{store:?}: no verdict, no paid check counted");
+    let no_second_settle = |case: &str| {
+        assert_eq!(world.fixture_calls()["settle"], settles, "{store:?} {case}: no second /settle");
+    };
+    world.fixture_mode(json!({"settle": "normal"}));
+    std::thread::sleep((last_claim + REPLAY_AFTER).saturating_duration_since(Instant::now()));
+    let [slow, lost_answer, forged] = <[String; 3]>::try_from(saved).unwrap();
+
+    let resumed = world.replay("/check", &slow);
+    let tx = assert_verified_report(&resumed, &keys, &format!("{store:?} slow, replayed"));
+    assert_eq!(tx, world.settled_in_mode("slow"), "{store:?}: the slow settlement's transaction");
+    assert!(world.landed().contains(&tx), "{store:?}: {tx} landed");
+    no_second_settle("slow, replayed");
+
+    let resumed = world.replay("/check", &lost_answer);
+    let tx = assert_verified_report(&resumed, &keys, &format!("{store:?} settled_but_down"));
+    assert_eq!(tx, world.settled_in_mode("settled_but_down"), "{store:?}: its transaction");
+    no_second_settle("settled_but_down, replayed");
+    assert_eq!(world.target.hits(), 2, "{store:?}: one fetch per delivered verdict");
+
+    let pending = world.replay("/check", &forged);
+    assert_outcome_unknown(&pending, &format!("{store:?} forged_network, blockhash valid"));
+    no_second_settle("forged_network, replayed");
+    world.expire_blockhashes();
+    for attempt in ["first", "second"] {
+        let never = world.replay("/check", &forged);
+        let case = format!("{store:?} forged_network, blockhash expired, {attempt} replay");
+        assert_eq!(never["status"], 402, "{case}: {never}");
+        assert!(said(&never).starts_with("payment_not_settled"), "{case}: {never}");
+        no_second_settle(&case);
+    }
+
+    for (case, file) in [("slow", &slow), ("settled_but_down", &lost_answer)] {
+        let again = world.replay("/check", file);
+        assert_eq!(
+            (again["status"].as_u64(), said(&again)),
+            (Some(409), "payment_already_used".to_owned()),
+            "{store:?} {case}, delivered, replayed once more: {again}"
+        );
+    }
+    no_second_settle("delivered payments replayed");
+    assert_eq!(world.target.hits(), 2, "{store:?}: no fetch without a settled, new payment");
+    assert_eq!(world.paid_checks_today(), 2, "{store:?}: /metrics counts the two verdicts");
+}
+
+#[test]
+fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_wrong_amount() {
+    let world = World::with(FacilitatorKind::Official, StoreKind::Embedded);
+    let keys = trusted(&world.server);
+    let saved = scratch_file("official-check-payment.json");
+    let payments: [(&str, &str, Vec<&str>); 5] = [
+        ("v2 check", "/check", vec!["--save-payment", &saved]),
+        ("v2 memo", "/memo", vec![]),
+        ("v2 check, hand-built (as the wrong amount below)", "/check", vec!["--hand"]),
+        ("v1 check, npm x402 0.x shape (no memo)", "/check", vec!["--v1"]),
+        ("v1 check, the SDK's V1 scheme (a memo)", "/check", vec!["--sdk-v1"]),
+    ];
+    for (case, route, args) in payments {
+        let paid = world.buy(route, &args);
+        let tx = assert_verified_report(&paid, &keys, &format!("official facilitator, {case}"));
+        assert!(world.landed().contains(&tx), "{case}: the settlement {tx} landed: {paid}");
+    }
+    assert_eq!(world.target.hits(), 6, "two v2 checks, memo (two fetches), two v1 checks");
+
+    let replayed = world.replay("/check", &saved);
+    assert_eq!(
+        (replayed["status"].as_u64(), said(&replayed)),
+        (Some(409), "payment_already_used".to_owned()),
+        "{replayed}"
+    );
+    let wrong = world.buy("/check", &["--hand", "--amount", "9999"]);
+    assert_eq!(
+        (wrong["status"].as_u64(), said(&wrong)),
+        (Some(402), "the facilitator did not verify this payment".to_owned()),
+        "{wrong}"
+    );
+    assert_eq!(world.target.hits(), 6, "neither the replay nor the wrong amount fetched");
 }
