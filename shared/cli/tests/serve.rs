@@ -296,3 +296,132 @@ fn a_client_that_leaves_mid_request_does_not_stop_the_check_half_way() {
         "the request logged its end: {log}"
     );
 }
+
+/// The stderr lines of a `payability serve` started with `env` on top of the test defaults,
+/// up to its "serving on" line (or its exit), then stopped.
+fn startup_lines(data: &std::path::Path, env: &[(&str, &std::ffi::OsStr)]) -> Vec<String> {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_payability"))
+        .args(["serve", "--port", "0"])
+        .env_clear()
+        .env("PAYABILITY_OPERATOR_WALLET", support::WALLET)
+        .env("PAYABILITY_STORE", data.join("store.sqlite3"))
+        .env("XDG_DATA_HOME", data)
+        .envs(env.iter().copied())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(child.stderr.take().unwrap()).lines().take(10) {
+        let line = line.unwrap();
+        let started = line.starts_with("payability: serving on ");
+        lines.push(line);
+        if started {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    lines
+}
+
+#[test]
+fn a_seventy_kilobyte_method_is_logged_cut_to_sixteen_bytes() {
+    let server = Server::start(&[]);
+    let method = "A".repeat(70_000);
+    let (status, _, bytes) = server.request(&method, "/criteria", &[], b"");
+    let answer: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!((status, answer["error"]["rule"].as_str()), (405, Some("method_not_allowed")));
+    let log = server.stop();
+    let line = log.lines().find(|l| l.contains("\"route\":\"criteria\"")).expect("a log line");
+    assert!(line.contains(&format!("\"method\":\"{}\"", "A".repeat(16))), "{line}");
+    assert!(!line.contains(&"A".repeat(17)), "{line}");
+    assert!(log.lines().all(|l| l.len() < 1_024), "every log line is short");
+}
+
+#[test]
+fn the_bearer_scheme_is_accepted_in_any_case_and_nothing_else_is() {
+    let server = Server::start(&[]);
+    let target = canary_seller();
+    let accepted = [
+        format!("bearer {HOUSE_TOKEN}"),
+        format!("BEARER {HOUSE_TOKEN}"),
+        format!("BeArEr  {HOUSE_TOKEN}"),
+    ];
+    for auth in &accepted {
+        let (status, report) =
+            server.json("POST", "/check", &[("Authorization", auth)], &json!({"url": target}));
+        assert_eq!((status, report["house"].as_bool()), (200, Some(true)), "{auth}: {report}");
+    }
+    let refused = [
+        format!("Bearer{HOUSE_TOKEN}"),
+        format!("Bearerx {HOUSE_TOKEN}"),
+        format!("Basic {HOUSE_TOKEN}"),
+        format!("bearer {HOUSE_TOKEN}x"),
+        format!("bearer {}", &HOUSE_TOKEN[1..]),
+        HOUSE_TOKEN.to_owned(),
+        "bearer".to_owned(),
+    ];
+    for auth in &refused {
+        let (status, answer) =
+            server.json("POST", "/check", &[("Authorization", auth)], &json!({"url": target}));
+        assert_eq!(
+            (status, answer["error"]["rule"].as_str()),
+            (503, Some("payments_unavailable")),
+            "{auth}"
+        );
+    }
+    server.stop();
+}
+
+#[test]
+fn a_generated_signing_key_is_0600_in_a_0700_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start(&[]);
+    let data = server.store_path().parent().unwrap().to_owned();
+    server.stop();
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data.join("payability")), 0o700);
+    assert_eq!(mode(&data.join("payability/signing-key")), 0o600);
+    // Started again, the key is found and nothing is said about it.
+    let lines = startup_lines(&data, &[]);
+    assert!(lines.last().is_some_and(|l| l.starts_with("payability: serving on ")), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("signing key")), "{lines:?}");
+}
+
+#[test]
+fn a_seed_file_others_can_read_is_used_with_one_warning_line_naming_the_setting() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("payability-exposed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let seed_file = dir.join("seed");
+    std::fs::write(&seed_file, STANDARD.encode([5u8; 32])).unwrap();
+    let env = [("PAYABILITY_SIGNING_KEY_FILE", seed_file.as_os_str())];
+    for (mode, warned) in
+        [(0o644, true), (0o640, true), (0o604, true), (0o600, false), (0o400, false)]
+    {
+        std::fs::set_permissions(&seed_file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let lines = startup_lines(&dir, &env);
+        assert!(
+            lines.last().is_some_and(|l| l.starts_with("payability: serving on ")),
+            "{lines:?}"
+        );
+        let warnings: Vec<&String> = lines.iter().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings.len(), usize::from(warned), "{mode:o}: {lines:?}");
+        if let Some(warning) = warnings.first() {
+            assert!(warning.contains("PAYABILITY_SIGNING_KEY_FILE"), "{warning}");
+            assert!(warning.contains(&format!("readable by group or others (mode {mode:04o})")));
+            assert!(!warning.contains(&STANDARD.encode([5u8; 32])), "never the seed");
+        }
+    }
+    // The generated default key, loosened by hand, is warned about under its own name.
+    let data = dir.join("data");
+    let _ = startup_lines(&data, &[]);
+    let key = data.join("payability/signing-key");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let lines = startup_lines(&data, &[]);
+    let warnings: Vec<&String> = lines.iter().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{lines:?}");
+    assert!(warnings[0].contains("the default signing key file"), "{lines:?}");
+}

@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
@@ -86,15 +86,38 @@ pub fn configured_or_default_path() -> Result<PathBuf, KeyError> {
     }
 }
 
+/// The one warning line for a seed file that group or others may read, None when only its
+/// owner may (or its mode cannot be read). `setting` names where the path came from.
+pub fn exposed_seed_warning(path: &Path, setting: &str) -> Option<String> {
+    let mode = fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "payability: warning: {setting} {} is readable by group or others (mode {mode:04o}); \
+             anyone who can read it can sign reports as you: chmod 600 it",
+            path.display()
+        )
+    })
+}
+
 /// Loads the seed named by the environment, or the default one, generating it when missing.
+/// An existing seed file that group or others may read is used, with one warning line on
+/// stderr.
 pub fn load_or_create_seed() -> Result<([u8; 32], KeySource), KeyError> {
     if let Some(path) = std::env::var_os(KEY_FILE_VAR).filter(|v| !v.is_empty()) {
         let path = PathBuf::from(path);
-        return Ok((read_seed(&path)?, KeySource::Existing(path)));
+        let seed = read_seed(&path)?;
+        if let Some(warning) = exposed_seed_warning(&path, KEY_FILE_VAR) {
+            eprintln!("{warning}");
+        }
+        return Ok((seed, KeySource::Existing(path)));
     }
     let path = default_key_path()?;
     if path.exists() {
-        return Ok((read_seed(&path)?, KeySource::Existing(path)));
+        let seed = read_seed(&path)?;
+        if let Some(warning) = exposed_seed_warning(&path, "the default signing key file") {
+            eprintln!("{warning}");
+        }
+        return Ok((seed, KeySource::Existing(path)));
     }
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|_| KeyError::NoRandomness)?;
@@ -107,10 +130,15 @@ pub fn load_or_create() -> Result<(ReportSigner, KeySource), KeyError> {
     load_or_create_seed().map(|(seed, source)| (ReportSigner::from_seed(&seed), source))
 }
 
-/// Writes a seed to a new file readable by its owner only; never overwrites.
+/// Writes a seed to a new file readable by its owner only (0600), in a directory created
+/// for its owner only (0700, as is any missing parent); never overwrites.
 fn write_new_seed(path: &Path, seed: &[u8; 32]) -> Result<(), KeyError> {
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|_| KeyError::Unwritable)?;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|_| KeyError::Unwritable)?;
     }
     let mut file = fs::OpenOptions::new()
         .write(true)

@@ -187,12 +187,21 @@ fn admit(request: &ApiRequest) -> Result<Route, ApiResponse> {
     Ok(route)
 }
 
-/// One JSON log line per request: ids, route, status, state, time; never content.
+/// One JSON log line per request: ids, route, status, state, time; never content. The method
+/// is cut to its first 16 bytes (any text is a valid extension method); the path is never
+/// logged, only its route's name.
 fn log_request(request: &ApiRequest, response: &ApiResponse, started: Instant) {
+    /// Most bytes of the request method a log line carries.
+    const MAX_LOGGED_METHOD_BYTES: usize = 16;
+    let method = request.method.as_str();
+    let mut cut = method.len().min(MAX_LOGGED_METHOD_BYTES);
+    while !method.is_char_boundary(cut) {
+        cut -= 1;
+    }
     tracing::info!(
         request_id = %request.request_id,
         route = Route::of_path(&request.path).map_or("none", Route::name),
-        method = %request.method,
+        method = &method[..cut],
         status = response.status().as_u16(),
         state = response.state.unwrap_or(""),
         elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),

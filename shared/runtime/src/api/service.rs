@@ -180,14 +180,20 @@ impl<S: Stores> Service<S> {
         }
     }
 
-    /// True when the request carries `Authorization: Bearer <house token>` (constant time).
+    /// True when the request carries `Authorization: Bearer <house token>`: the scheme in any
+    /// case and one or more spaces after it (RFC 9110 11.4), the token compared in constant
+    /// time.
     pub(super) fn is_house(&self, headers: &http::HeaderMap) -> bool {
         let Some(expected) = &self.config.house_token else {
             return false;
         };
         let presented = headers
             .get(http::header::AUTHORIZATION)
-            .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
+            .and_then(|value| {
+                let value = value.as_bytes();
+                let (scheme, rest) = value.split_at(value.iter().position(|&b| b == b' ')?);
+                scheme.eq_ignore_ascii_case(b"bearer").then(|| rest.trim_ascii_start())
+            })
             .unwrap_or_default();
         bool::from(presented.ct_eq(expected.as_bytes()))
     }
