@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use aws_config::{BehaviorVersion, Region};
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::signing::{PublicKeyDescriptor, verify_signed};
+use payability_runtime::api::errors::Refusal;
 use payability_runtime::store::dynamodb::{
     DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
 };
@@ -471,7 +472,7 @@ fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
     assert_eq!(first["status"], 200, "{first}");
     let (hits, settled) = (world.target.hits(), world.fixture_calls()["settled"].clone());
 
-    let not_verified = json!("the facilitator did not verify this payment");
+    let not_verified = json!(Refusal::NotVerified.error_text());
     let replay = vec!["--replay-last", "--payment-file", &saved];
     let cases: Vec<(&str, &str, Vec<&str>, u64, Value)> = vec![
         ("replayed payment", "/check", replay.clone(), 409, json!("payment_already_used")),
@@ -480,7 +481,7 @@ fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
             "/memo",
             replay,
             402,
-            json!(PaymentRefusal::MemoForged.message()),
+            json!(Refusal::Terms(PaymentRefusal::MemoForged).error_text()),
         ),
         ("wrong amount", "/check", vec!["--hand", "--amount", "9999"], 402, not_verified.clone()),
         (
@@ -698,7 +699,7 @@ fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_
     let wrong = world.buy("/check", &["--hand", "--amount", "9999"]);
     assert_eq!(
         (wrong["status"].as_u64(), said(&wrong)),
-        (Some(402), "the facilitator did not verify this payment".to_owned()),
+        (Some(402), Refusal::NotVerified.error_text()),
         "{wrong}"
     );
     assert_eq!(world.target.hits(), 6, "neither the replay nor the wrong amount fetched");

@@ -90,16 +90,37 @@ pub fn requirements_v2(terms: &ChallengeTerms<'_>) -> Value {
     })
 }
 
+/// What a challenge says besides its terms: why it is served, and how to call the route.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChallengeNotes<'a> {
+    /// The `error` text of both legs (`"<rule>: <message>"`); empty: `"payment_required"`.
+    pub error: &'a str,
+    /// The v2 discovery extensions (`extensions`, e.g. `{"bazaar": …}`), if any.
+    pub extensions: Option<&'a Value>,
+    /// The v1 `accepts[0].outputSchema` (how to call the route, what it answers), if any.
+    pub output_schema: Option<&'a Value>,
+}
+
 /// Builds our challenge for the given terms (v1 body and v2 header, one requirement each).
 pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
+    own_challenge_with(terms, &ChallengeNotes::default())
+}
+
+/// Builds our challenge with its notes placed in both legs.
+pub fn own_challenge_with(terms: &ChallengeTerms<'_>, notes: &ChallengeNotes<'_>) -> OwnChallenge {
+    let error = if notes.error.is_empty() { "payment_required" } else { notes.error };
+    let mut offer_v1 = requirements_v1(terms);
+    if let Some(schema) = notes.output_schema {
+        offer_v1["outputSchema"] = schema.clone();
+    }
     let body = json!({
         "x402Version": 1,
-        "error": "payment required",
-        "accepts": [requirements_v1(terms)],
+        "error": error,
+        "accepts": [offer_v1],
     });
-    let header = json!({
+    let mut header = json!({
         "x402Version": 2,
-        "error": "payment required",
+        "error": error,
         "resource": {
             "url": terms.resource_url,
             "description": terms.description,
@@ -107,6 +128,9 @@ pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
         },
         "accepts": [requirements_v2(terms)],
     });
+    if let Some(extensions) = notes.extensions {
+        header["extensions"] = extensions.clone();
+    }
     OwnChallenge {
         body: body.to_string().into_bytes(),
         payment_required: STANDARD.encode(header.to_string()),

@@ -20,14 +20,23 @@ const TIMESTAMP_FORMAT: &[time::format_description::BorrowedFormatItem<'static>]
     format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 impl UtcMillis {
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`; None outside the years 0000 to 9999.
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`; None outside the years 0000 to 9999 (the `time` crate
+    /// would write a year before 0000 with a sign, `-0001-…`, which is not this format).
     pub fn to_rfc3339_millis(self) -> Option<String> {
         let nanos = i128::from(self.0) * 1_000_000;
-        OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?.format(TIMESTAMP_FORMAT).ok()
+        let at = OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?;
+        if !(0..=9999).contains(&at.year()) {
+            return None;
+        }
+        at.format(TIMESTAMP_FORMAT).ok()
     }
 
-    /// Parses the report timestamp format back (the inverse of `to_rfc3339_millis`).
+    /// Parses the report timestamp format back (the inverse of `to_rfc3339_millis`): exactly
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, so never a signed year.
     pub fn parse_rfc3339_millis(text: &str) -> Option<Self> {
+        if !text.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
         let at = time::PrimitiveDateTime::parse(text, TIMESTAMP_FORMAT).ok()?.assume_utc();
         i64::try_from(at.unix_timestamp_nanos() / 1_000_000).ok().map(Self)
     }
@@ -175,11 +184,18 @@ mod tests {
 
     #[test]
     fn timestamps_are_utc_with_milliseconds() {
-        let vectors: [(i64, Option<&str>); 4] = [
+        let vectors: [(i64, Option<&str>); 9] = [
             (0, Some("1970-01-01T00:00:00.000Z")),
             (1_795_910_400_123, Some("2026-11-29T00:00:00.123Z")),
             (-1, Some("1969-12-31T23:59:59.999Z")),
             (i64::MAX, None),
+            (i64::MIN, None),
+            // The edges of the years 0000 to 9999 (found by fuzzing: the year before 0000 was
+            // written `-0001-12-31T23:59:59.999Z`).
+            (-62_167_219_200_000, Some("0000-01-01T00:00:00.000Z")),
+            (-62_167_219_200_001, None),
+            (253_402_300_799_999, Some("9999-12-31T23:59:59.999Z")),
+            (253_402_300_800_000, None),
         ];
         for (millis, want) in vectors {
             let text = UtcMillis(millis).to_rfc3339_millis();
@@ -187,6 +203,11 @@ mod tests {
             if let Some(text) = text {
                 assert_eq!(UtcMillis::parse_rfc3339_millis(&text), Some(UtcMillis(millis)));
             }
+        }
+        for signed in
+            ["-0001-12-31T23:59:59.999Z", "+2026-11-29T00:00:00.123Z", "-9999-01-01T00:00:00.000Z"]
+        {
+            assert_eq!(UtcMillis::parse_rfc3339_millis(signed), None, "{signed}");
         }
     }
 }

@@ -13,7 +13,7 @@ use lambda_http::{Body, LambdaEvent, Request, RequestExt, service_fn};
 use payability_runtime::api::config::{ConfigError, ServiceConfig};
 use payability_runtime::api::published_keys::{self, KeyPublication};
 use payability_runtime::api::{
-    ApiRequest, ApiResponse, Route, Service, Stores, answer_criteria, answer_metrics,
+    ApiRequest, Route, Service, Stores, answer_criteria, answer_metrics, answer_unrouted,
 };
 use payability_runtime::clock;
 use payability_runtime::secrets;
@@ -118,8 +118,9 @@ pub async fn run_signing_key_resource() -> Result<(), lambda_http::Error> {
 /// configuration, key or store.
 pub async fn run_not_covered() -> Result<(), lambda_http::Error> {
     init_logs();
-    lambda_http::run(service_fn(|_: Request| async {
-        Ok::<_, lambda_http::Error>(ApiResponse::not_covered().into_http().map(Body::from))
+    lambda_http::run(service_fn(|event: Request| async move {
+        let response = answer_unrouted(&api_request(event));
+        Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
     }))
     .await
 }
@@ -135,7 +136,7 @@ async fn serve<S: Stores + Send + Sync + 'static>(
             let request = api_request(event);
             let response = match Route::of_path(&request.path) {
                 Some(route) if routes.contains(&route) => service.handle(request).await,
-                _ => ApiResponse::not_found(),
+                _ => answer_unrouted(&request),
             };
             Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
         }
@@ -161,6 +162,7 @@ fn api_request(event: Request) -> ApiRequest {
     ApiRequest {
         method: parts.method,
         path,
+        query: parts.uri.query().map(str::to_owned),
         headers: parts.headers,
         body: body.to_vec(),
         source_ip,

@@ -65,6 +65,7 @@ pub(super) async fn answer<S: Stores + Send + Sync + 'static>(
     let api_request = ApiRequest {
         method: parts.method,
         path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
         headers: parts.headers,
         body,
         source_ip: Some(peer.ip()),

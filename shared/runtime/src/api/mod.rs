@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod config;
+pub mod errors;
 mod paid;
 mod precheck;
 pub mod published_keys;
@@ -23,7 +24,12 @@ pub use respond::ApiResponse;
 pub use service::{Service, ServiceError, Stores};
 
 use crate::store::Metrics;
+use errors::ApiError;
 use respond::error;
+
+/// The prefix of the public paths the specification names (`POST /memo (public:
+/// /toll/payability/memo)`): every route answers under it as well.
+pub const TOLL_PREFIX: &str = "/toll/payability";
 
 /// Largest request body accepted, in bytes (the specification's input cap).
 pub const MAX_REQUEST_BODY_BYTES: usize = 262_144;
@@ -35,6 +41,8 @@ pub struct ApiRequest {
     pub method: Method,
     /// The path, without the query string and without any stage prefix.
     pub path: String,
+    /// The raw query string, if any (`url=…` names the endpoint of a paid GET).
+    pub query: Option<String>,
     /// The request headers.
     pub headers: HeaderMap,
     /// The body bytes (a server may stop reading past [`MAX_REQUEST_BODY_BYTES`] + 1).
@@ -68,9 +76,27 @@ impl Route {
     pub const ALL: [Route; 5] =
         [Self::Criteria, Self::Precheck, Self::Check, Self::Memo, Self::Metrics];
 
-    /// The route of a path, if it is one of ours.
+    /// The route of a path, if it is one of ours: its own path, or the same under
+    /// [`TOLL_PREFIX`] (the public paths the specification names).
     pub fn of_path(path: &str) -> Option<Self> {
+        let path = path.strip_prefix(TOLL_PREFIX).unwrap_or(path);
         Self::ALL.into_iter().find(|route| route.path() == path)
+    }
+
+    /// The paths the route answers at: its own and the specification's public one.
+    pub fn paths(self) -> [String; 2] {
+        [self.path().to_owned(), format!("{TOLL_PREFIX}{}", self.path())]
+    }
+
+    /// The `Allow` header of the route: its methods, `HEAD` where it answers `GET`, and
+    /// `OPTIONS`.
+    pub fn allow(self) -> String {
+        let mut allowed: Vec<&str> = self.methods().iter().map(Method::as_str).collect();
+        if self.methods().contains(&Method::GET) {
+            allowed.push("HEAD");
+        }
+        allowed.push("OPTIONS");
+        allowed.join(", ")
     }
 
     /// The route's path.
@@ -111,22 +137,22 @@ impl<S: Stores> Service<S> {
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
         let response = match admit(&request) {
-            Ok(route) => self.dispatch(route, &request).await,
+            Ok(route) => match head_as_get(&request) {
+                Some(get) => self.dispatch(route, &get).await,
+                None => self.dispatch(route, &request).await,
+            },
             Err(refusal) => refusal,
         };
-        log_request(&request, &response, started);
-        response
+        finish(&request, response, started)
     }
 
     async fn dispatch(&self, route: Route, request: &ApiRequest) -> ApiResponse {
-        match (route, &request.method) {
-            (Route::Criteria, _) => self.criteria(),
-            (Route::Metrics, _) => self.metrics().await,
-            (Route::Precheck, _) => self.precheck(request).await,
-            (Route::Check, &Method::GET) => self.unpaid_challenge(PaidRoute::Check, request).await,
-            (Route::Check, _) => self.paid(PaidRoute::Check, request).await,
-            (Route::Memo, &Method::GET) => self.unpaid_challenge(PaidRoute::Memo, request).await,
-            (Route::Memo, _) => self.paid(PaidRoute::Memo, request).await,
+        match route {
+            Route::Criteria => self.criteria(),
+            Route::Metrics => self.metrics().await,
+            Route::Precheck => self.precheck(request).await,
+            Route::Check => self.paid(PaidRoute::Check, request).await,
+            Route::Memo => self.paid(PaidRoute::Memo, request).await,
         }
     }
 }
@@ -137,11 +163,22 @@ pub fn answer_criteria(request: &ApiRequest, keys: Vec<SigningKeyEntry>) -> ApiR
     let started = Instant::now();
     let response = match admit(request) {
         Ok(Route::Criteria) => reads::criteria_response(keys),
-        Ok(_) => ApiResponse::not_found(),
+        Ok(_) => error(ApiError::NotFound),
         Err(refusal) => refusal,
     };
-    log_request(request, &response, started);
-    response
+    finish(request, response, started)
+}
+
+/// A request no route of this function serves (the not-covered function, or a path
+/// routed to the wrong function): 404 `NOT COVERED` for a POST, else 404, with the headers
+/// and the log line of every answer.
+pub fn answer_unrouted(request: &ApiRequest) -> ApiResponse {
+    let started = Instant::now();
+    let response = match (Route::of_path(&request.path), admit(request)) {
+        (None, Err(refusal)) => refusal,
+        _ => error(ApiError::NotFound),
+    };
+    finish(request, response, started)
 }
 
 /// `/metrics` from the counters alone, as the metrics function answers it; any other route
@@ -154,37 +191,63 @@ pub async fn answer_metrics(
     let started = Instant::now();
     let response = match admit(request) {
         Ok(Route::Metrics) => reads::metrics_response(store, now).await,
-        Ok(_) => ApiResponse::not_found(),
+        Ok(_) => error(ApiError::NotFound),
         Err(refusal) => refusal,
     };
-    log_request(request, &response, started);
-    response
+    finish(request, response, started)
 }
 
-/// The route a request may go to, or its refusal: body over the cap (413), a path that is
-/// not ours (POST: 404 `NOT COVERED`, else 404), a method the route does not answer (405).
+/// The route a request may go to, or its complete answer: body over the cap (413), a path
+/// that is not ours (POST: 404 `NOT COVERED`, else 404), a CORS preflight (`OPTIONS`: 204), a
+/// method the route does not answer (405 with `Allow`). `HEAD` goes wherever `GET` does.
 fn admit(request: &ApiRequest) -> Result<Route, ApiResponse> {
     if request.body.len() > MAX_REQUEST_BODY_BYTES {
-        return Err(error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
-            "request bodies are capped at 262,144 bytes",
-        ));
+        return Err(error(ApiError::BodyTooLarge));
     }
     let Some(route) = Route::of_path(&request.path) else {
         return Err(match request.method {
-            Method::POST => ApiResponse::not_covered(),
-            _ => ApiResponse::not_found(),
+            Method::POST => error(ApiError::NotCovered),
+            _ => error(ApiError::NotFound),
         });
     };
-    if !route.methods().contains(&request.method) {
-        return Err(error(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
-            "this route does not answer this method",
-        ));
+    if request.method == Method::OPTIONS {
+        return Err(ApiResponse::empty(StatusCode::NO_CONTENT)
+            .with_header("allow", &route.allow())
+            .with_header("access-control-allow-methods", &route.allow())
+            .with_header("access-control-allow-headers", CORS_ALLOW_HEADERS)
+            .with_header("access-control-max-age", "600"));
+    }
+    let method = if request.method == Method::HEAD { &Method::GET } else { &request.method };
+    if !route.methods().contains(method) {
+        return Err(error(ApiError::MethodNotAllowed).with_header("allow", &route.allow()));
     }
     Ok(route)
+}
+
+/// The request a `HEAD` is answered as: the same `GET` (its body is dropped in [`finish`]).
+fn head_as_get(request: &ApiRequest) -> Option<ApiRequest> {
+    (request.method == Method::HEAD).then(|| ApiRequest { method: Method::GET, ..request.clone() })
+}
+
+/// Request headers a browser-based client may send (CORS).
+const CORS_ALLOW_HEADERS: &str = "content-type, authorization, payment-signature, x-payment";
+/// Response headers a browser-based client may read (CORS).
+const CORS_EXPOSE_HEADERS: &str =
+    "payment-required, payment-response, x-payment-response, retry-after, allow";
+
+/// The headers every answer carries (CORS for any origin; `Cache-Control: no-store`: a 402
+/// holds a single-use memo, a report is one check's), an empty body for `HEAD`, and the
+/// log line.
+fn finish(request: &ApiRequest, response: ApiResponse, started: Instant) -> ApiResponse {
+    let mut response = response
+        .with_header("access-control-allow-origin", "*")
+        .with_header("access-control-expose-headers", CORS_EXPOSE_HEADERS)
+        .with_header("cache-control", "no-store");
+    if request.method == Method::HEAD {
+        response = response.without_body();
+    }
+    log_request(request, &response, started);
+    response
 }
 
 /// One JSON log line per request: ids, route, status, state, time; never content. The method

@@ -7,13 +7,15 @@ use std::net::{IpAddr, Ipv4Addr};
 use http::StatusCode;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::payment::memo::PaidRoute;
+use payability_core::payment::x402::{V1_PAYMENT_HEADER, V2_PAYMENT_HEADER};
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ApiRequest;
+use super::errors::{ApiError, Refusal};
 use super::paid::parse_body;
-use super::respond::{ApiResponse, error, json_response, unavailable};
+use super::respond::{ApiResponse, error, json_response};
 use super::service::{Offer, Service, Stores};
 use crate::store::{Base58Id, CallerKey, Counter, FreeTierDecision};
 
@@ -44,8 +46,12 @@ struct PrecheckAnswer {
 
 impl<S: Stores> Service<S> {
     pub(super) async fn precheck(&self, request: &ApiRequest) -> ApiResponse {
-        let shape = "the body must be {\"url\": \"<endpoint>\", \"caller\"?: \"<wallet>\", \"op\"?: \"check\"|\"memo\"}";
-        let body: PrecheckBody = match parse_body(&request.body, shape) {
+        if request.headers.contains_key(V2_PAYMENT_HEADER)
+            || request.headers.contains_key(V1_PAYMENT_HEADER)
+        {
+            return error(ApiError::PrecheckTakesNoPayment);
+        }
+        let body: PrecheckBody = match parse_body(&request.body) {
             Ok(body) => body,
             Err(response) => return response,
         };
@@ -53,22 +59,14 @@ impl<S: Stores> Service<S> {
             None | Some("check") => PaidRoute::Check,
             Some("memo") => PaidRoute::Memo,
             Some(_) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    "op_unknown",
-                    "op must be \"check\" or \"memo\"",
-                );
+                return error(ApiError::OpUnknown);
             }
         };
         let caller = match body.caller.as_deref() {
             Some(wallet) => match Base58Id::parse(wallet) {
                 Some(wallet) => CallerKey::Wallet(wallet),
                 None => {
-                    return error(
-                        StatusCode::BAD_REQUEST,
-                        "caller_not_a_wallet",
-                        "caller must be a base58 Solana wallet",
-                    );
+                    return error(ApiError::CallerNotAWallet);
                 }
             },
             None => {
@@ -81,10 +79,8 @@ impl<S: Stores> Service<S> {
             Ok(refused) => {
                 self.count(Counter::FreeTierRefusal).await;
                 let reason = match refused {
-                    FreeTierDecision::TooSoon => {
-                        "free pre-checks are at least 5,000 ms apart; pay for a verdict or wait"
-                    }
-                    _ => "the 100 free pre-checks of this UTC day are used; pay for a verdict",
+                    FreeTierDecision::TooSoon => Refusal::FreeTooSoon,
+                    _ => Refusal::FreeDailyCapReached,
                 };
                 let resource_url = match self.resource_url(route, request) {
                     Ok(url) => url,
@@ -95,18 +91,10 @@ impl<S: Stores> Service<S> {
                         let offer = Offer { route, resource_url: &resource_url, fee_payer };
                         self.challenge_response(&offer, reason)
                     }
-                    None => unavailable(
-                        "payments_unavailable",
-                        "the free allowance is used and payments are not available; do not pay",
-                    ),
+                    None => error(ApiError::PaymentsUnavailable),
                 };
             }
-            Err(_) => {
-                return unavailable(
-                    "store_unavailable",
-                    "the service's store cannot be reached; do not pay",
-                );
-            }
+            Err(_) => return error(ApiError::StoreUnavailable),
         }
         let vetted = vet_target_url(&body.url, self.config.address_rule);
         let texts = published();
@@ -117,10 +105,7 @@ impl<S: Stores> Service<S> {
             }
         };
         let Some(checked_at) = now.to_rfc3339_millis() else {
-            return unavailable(
-                "clock_out_of_range",
-                "the service clock is out of range; do not pay",
-            );
+            return error(ApiError::ClockOutOfRange);
         };
         let answer = PrecheckAnswer {
             criteria: CRITERIA_ID,

@@ -8,7 +8,8 @@ use payability_core::criteria::{SigningKeyEntry, criteria_document};
 use payability_core::report::UtcMillis;
 use serde_json::json;
 
-use super::respond::{ApiResponse, json_response, unavailable};
+use super::errors::ApiError;
+use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
 use crate::store::{Metrics, UtcDay};
 
@@ -32,8 +33,7 @@ pub(super) fn criteria_response(keys: Vec<SigningKeyEntry>) -> ApiResponse {
 
 /// The counters of the last [`TRIPWIRE_WINDOW_DAYS`] UTC days and both tripwires.
 pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> ApiResponse {
-    let unavailable_now =
-        || unavailable("store_unavailable", "the service's store cannot be reached");
+    let unavailable_now = || error(ApiError::StoreUnavailable);
     let Some(today) = UtcDay::of(now) else {
         return unavailable_now();
     };

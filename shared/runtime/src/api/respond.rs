@@ -1,10 +1,12 @@
-//! Responses: JSON bodies, the stable error shape `{error: {rule, message}}` with static
-//! text, and the headers a response carries.
+//! Responses: JSON bodies, the stable error shape `{error: {rule, message}}` of
+//! [`ApiError`], and the headers a response carries.
 
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use serde_json::json;
+
+use super::errors::ApiError;
 
 /// A response, plus the verdict state (if any) for the log line. Small on purpose: the
 /// handlers return it as their early-exit error.
@@ -28,18 +30,15 @@ impl ApiResponse {
         &self.body
     }
 
-    /// 404 for a path this function does not serve.
-    pub fn not_found() -> Self {
-        error(StatusCode::NOT_FOUND, "not_found", "no such route")
+    /// A response without a body.
+    pub fn empty(status: StatusCode) -> Self {
+        Self { status, headers: Vec::new(), body: Vec::new(), state: None }
     }
 
-    /// 404 `NOT COVERED` for a POST path this service does not offer.
-    pub fn not_covered() -> Self {
-        error(
-            StatusCode::NOT_FOUND,
-            "not_covered",
-            "NOT COVERED: this service offers the check and memo ops only",
-        )
+    /// The same response without its body (the answer to a `HEAD`).
+    pub fn without_body(mut self) -> Self {
+        self.body.clear();
+        self
     }
 
     /// Adds a header whose value is ours (base64 or static text).
@@ -75,12 +74,19 @@ pub fn json_response(status: StatusCode, value: &impl Serialize) -> ApiResponse 
     ApiResponse { status, headers, body, state: None }
 }
 
-/// A closed-form error: a stable rule id and static text.
-pub fn error(status: StatusCode, rule: &'static str, message: &'static str) -> ApiResponse {
-    json_response(status, &json!({"error": {"rule": rule, "message": message}}))
+/// A response whose body is JSON bytes already serialised (our own challenge body).
+pub fn json_response_bytes(status: StatusCode, body: Vec<u8>) -> ApiResponse {
+    let headers = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
+    ApiResponse { status, headers, body, state: None }
 }
 
-/// 503 with "do not pay" wording: a dependency is down, nothing was or will be charged.
-pub fn unavailable(rule: &'static str, message: &'static str) -> ApiResponse {
-    error(StatusCode::SERVICE_UNAVAILABLE, rule, message)
+/// The closed-form answer of an error: `{"error": {"rule", "message"}}` with its status (and
+/// `Retry-After` where the error asks to retry).
+pub fn error(error: ApiError) -> ApiResponse {
+    let body = json!({"error": {"rule": error.rule(), "message": error.message()}});
+    let response = json_response(error.status(), &body);
+    match error.retry_after() {
+        Some(seconds) => response.with_header("retry-after", seconds),
+        None => response,
+    }
 }

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use payability_core::challenge::{ChallengeTerms, OwnChallenge, own_challenge};
+use payability_core::challenge::{
+    ChallengeNotes, ChallengeTerms, OwnChallenge, own_challenge_with,
+};
 use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, PaidRoute, issue_memo};
 use payability_core::payment::solana::associated_token_account;
 use payability_core::report::UtcMillis;
@@ -13,7 +15,8 @@ use tokio::sync::OnceCell;
 
 use super::ApiRequest;
 use super::config::ServiceConfig;
-use super::respond::{ApiResponse, unavailable};
+use super::errors::ApiError;
+use super::respond::{ApiResponse, error};
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
@@ -149,20 +152,20 @@ impl<S: Stores> Service<S> {
         request: &ApiRequest,
     ) -> Result<String, ApiResponse> {
         let base = self.config.public_base_url.as_deref().or(request.public_base_url.as_deref());
-        let base = base.ok_or_else(|| {
-            unavailable("base_url_unknown", "the service does not know its own public URL")
-        })?;
+        let base = base.ok_or_else(|| error(ApiError::BaseUrlUnknown))?;
         Ok(format!("{base}/{}", route.as_str()))
     }
 
-    /// Our challenge for an offer with a fresh, tagged, expiring memo.
-    pub(super) fn challenge(&self, offer: &Offer<'_>) -> OwnChallenge {
+    /// Our challenge for an offer with a fresh, tagged, expiring memo, carrying `error`
+    /// (`"<rule>: <message>"`) in both legs.
+    pub(super) fn challenge(&self, offer: &Offer<'_>, error: &str) -> OwnChallenge {
         let now = (self.clock)();
         let mut nonce = [0u8; 12];
         getrandom::fill(&mut nonce).expect("the system random source works");
         let expires = UtcMillis(now.0 + MEMO_LIFETIME_MS);
         let memo = issue_memo(&self.memo_key, offer.route, expires, nonce);
-        own_challenge(&self.terms(offer, &memo))
+        let notes = ChallengeNotes { error, ..ChallengeNotes::default() };
+        own_challenge_with(&self.terms(offer, &memo), &notes)
     }
 
     /// The terms of our challenge for an offer.

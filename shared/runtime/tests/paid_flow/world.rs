@@ -256,6 +256,7 @@ impl World {
         ApiRequest {
             method: Method::POST,
             path: path.to_owned(),
+            query: None,
             headers,
             body: json!({"url": self.target.url()}).to_string().into_bytes(),
             source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),

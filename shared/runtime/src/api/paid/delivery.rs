@@ -15,6 +15,7 @@ use payability_core::report::{UnsignedReport, UtcMillis, check_report, memo_repo
 use serde_json::{Value, json};
 
 use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
+use super::super::errors::ApiError;
 use super::super::respond::{ApiResponse, json_response};
 use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
 use super::answers::*;
@@ -81,7 +82,7 @@ impl<S: Stores> Service<S> {
         let (verdict, side) =
             alongside(self.verdict(offer.route, target, false), side, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
-            return clock_out_of_range();
+            return answer(ApiError::ClockOutOfRange);
         };
         let (fee_lamports, rate) = side.unwrap_or((None, None));
         let payer =
@@ -92,7 +93,7 @@ impl<S: Stores> Service<S> {
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
                 let _ = self.store.advance(&payment.id, &Transition::Deliver).await;
-                return settlement_reused();
+                return answer(ApiError::SettlementAlreadyRecorded);
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
             Some(Err(_)) | None => {
@@ -126,7 +127,7 @@ impl<S: Stores> Service<S> {
         let (verdict, rate) =
             alongside(self.verdict(route, target, true), rate, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
-            return clock_out_of_range();
+            return answer(ApiError::ClockOutOfRange);
         };
         let mut id = [0u8; 16];
         getrandom::fill(&mut id).expect("the system random source works");

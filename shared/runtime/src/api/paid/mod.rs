@@ -33,15 +33,16 @@ use http::StatusCode;
 use payability_core::challenge::{NETWORK_V1, NETWORK_V2, requirements_v1, requirements_v2};
 use payability_core::payment::memo::PaidRoute;
 use payability_core::payment::x402::{
-    DecodedPayment, V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER, V2_RESPONSE_HEADER,
-    check_v2_accepted, decode_payment_header,
+    DecodedPayment, PaymentRefusal, V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER,
+    V2_RESPONSE_HEADER, check_v2_accepted, decode_payment_header,
 };
 use payability_core::policy::{TargetUrl, vet_target_url};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::budget::Budget;
-use super::respond::{ApiResponse, error, json_response};
+use super::errors::{ApiError, Refusal};
+use super::respond::{ApiResponse, error, json_response_bytes};
 use super::service::{Offer, Service, Stores};
 use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, PaidOp, PaymentId, ResumeOutcome, StoredClaim, UtcDay,
@@ -57,15 +58,9 @@ struct PaidBody {
 }
 
 /// Parses a JSON body into `T`, or the closed-form 400 for it.
-pub(super) fn parse_body<T: serde::de::DeserializeOwned>(
-    body: &[u8],
-    shape: &'static str,
-) -> Result<T, ApiResponse> {
-    let value: Value = serde_json::from_slice(body).map_err(|_| {
-        error(StatusCode::BAD_REQUEST, "body_not_json", "the request body must be one JSON object")
-    })?;
-    serde_json::from_value(value)
-        .map_err(|_| error(StatusCode::BAD_REQUEST, "body_wrong_shape", shape))
+pub(super) fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiResponse> {
+    let value: Value = serde_json::from_slice(body).map_err(|_| error(ApiError::BodyNotJson))?;
+    serde_json::from_value(value).map_err(|_| error(ApiError::BodyWrongShape))
 }
 
 /// The submitted URL, vetted free; a refusal is a 400 naming its rule.
@@ -73,7 +68,22 @@ pub(super) fn vetted(
     url: &str,
     rule: payability_core::policy::AddressRule,
 ) -> Result<TargetUrl, ApiResponse> {
-    vet_target_url(url, rule).map_err(|r| error(StatusCode::BAD_REQUEST, r.rule(), r.message()))
+    vet_target_url(url, rule).map_err(|r| error(ApiError::UrlRefused(r)))
+}
+
+/// The endpoint a paid request names: `?url=` with GET, `{"url"}` with POST; None when it
+/// names none (an empty POST body, a GET without `url`: an indexer's probe gets the 402).
+fn submitted_url(request: &super::ApiRequest) -> Result<Option<String>, ApiResponse> {
+    if request.method == http::Method::POST {
+        if request.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        return parse_body::<PaidBody>(&request.body).map(|body| Some(body.url));
+    }
+    let query = request.query.as_deref().unwrap_or_default();
+    Ok(url::form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name == "url")
+        .map(|(_, value)| value.into_owned()))
 }
 
 /// The op a route sells, as the store names it.
@@ -91,6 +101,23 @@ pub(super) enum Version {
     V1,
     /// `PAYMENT-SIGNATURE`, network CAIP-2 Solana mainnet.
     V2,
+}
+
+impl ApiResponse {
+    /// Adds the settlement answer of a payment that did not (or not knowingly) settle:
+    /// `{success: false, errorReason, transaction: "", network}`, base64, in the header of
+    /// the payment's version.
+    fn with_settlement_failure(self, version: Version, reason: &'static str) -> Self {
+        let answer = serde_json::json!({
+            "success": false,
+            "errorReason": reason,
+            "transaction": "",
+            "network": version.network(),
+        });
+        let encoded =
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, answer.to_string());
+        self.with_header(version.response_header(), &encoded)
+    }
 }
 
 impl Version {
@@ -132,40 +159,15 @@ pub(super) struct Payment {
 }
 
 impl<S: Stores> Service<S> {
-    /// `GET /check`, `GET /memo`: the route's challenge, for crawlers and for self-checks.
-    pub(super) async fn unpaid_challenge(
-        &self,
-        route: PaidRoute,
-        request: &super::ApiRequest,
-    ) -> ApiResponse {
-        let resource_url = match self.resource_url(route, request) {
-            Ok(url) => url,
-            Err(response) => return response,
-        };
-        match self.fee_payer().await {
-            Some(fee_payer) => {
-                let offer = Offer { route, resource_url: &resource_url, fee_payer };
-                self.challenge_response(&offer, "payment required")
-            }
-            None => payments_unavailable(),
-        }
-    }
-
-    /// A 402 carrying our challenge; `reason` is static text placed in the body's `error`.
-    pub(super) fn challenge_response(
-        &self,
-        offer: &Offer<'_>,
-        reason: &'static str,
-    ) -> ApiResponse {
-        let challenge = self.challenge(offer);
-        let mut body: Value =
-            serde_json::from_slice(&challenge.body).expect("our challenge is JSON");
-        body["error"] = json!(reason);
-        json_response(StatusCode::PAYMENT_REQUIRED, &body)
+    /// A 402 carrying our challenge, with the refusal's rule and message in both legs and
+    /// the route's discovery description.
+    pub(super) fn challenge_response(&self, offer: &Offer<'_>, refusal: Refusal) -> ApiResponse {
+        let challenge = self.challenge(offer, &refusal.error_text());
+        json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.body)
             .with_header("payment-required", &challenge.payment_required)
     }
 
-    /// `POST /check`, `POST /memo`.
+    /// `GET` and `POST` `/check` and `/memo`.
     pub(super) async fn paid(&self, route: PaidRoute, request: &super::ApiRequest) -> ApiResponse {
         let budget = Budget::start(route);
         match self.paid_flow(route, request, &budget).await {
@@ -180,19 +182,23 @@ impl<S: Stores> Service<S> {
         request: &super::ApiRequest,
         budget: &Budget,
     ) -> Result<ApiResponse, ApiResponse> {
-        let body: PaidBody =
-            parse_body(&request.body, "the body must be {\"url\": \"<endpoint>\"}")?;
-        let target = vetted(&body.url, self.config.address_rule)?;
+        let target = match submitted_url(request)? {
+            Some(url) => Some(vetted(&url, self.config.address_rule)?),
+            None => None,
+        };
         let resource_url = self.resource_url(route, request)?;
         let today = self.store_reachable().await?;
         if self.is_house(&request.headers) {
+            let target = target.ok_or_else(|| answer(ApiError::UrlMissing))?;
             return Ok(self.deliver_house(route, &target, today).await);
         }
-        let fee_payer = self.fee_payer().await.ok_or_else(payments_unavailable)?;
+        let fee_payer =
+            self.fee_payer().await.ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
         let offer = Offer { route, resource_url: &resource_url, fee_payer };
         let Some(payment) = self.decoded(&offer, request)? else {
-            return Ok(self.challenge_response(&offer, "payment required"));
+            return Ok(self.challenge_response(&offer, Refusal::PaymentRequired));
         };
+        let target = target.ok_or_else(|| answer(ApiError::UrlMissing))?;
         let delivery = match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
             None => {
                 let payer = self.verify(&offer, &payment, budget).await?;
@@ -207,8 +213,8 @@ impl<S: Stores> Service<S> {
     /// A cheap read: a store that cannot be reached answers 503 before any payment is
     /// requested or taken. Returns today's UTC day (the day of the rate lookups).
     async fn store_reachable(&self) -> Result<UtcDay, ApiResponse> {
-        let today = UtcDay::of((self.clock)()).ok_or_else(clock_out_of_range)?;
-        self.store.get(&today).await.map_err(|_| store_unavailable())?;
+        let today = UtcDay::of((self.clock)()).ok_or_else(|| answer(ApiError::ClockOutOfRange))?;
+        self.store.get(&today).await.map_err(|_| answer(ApiError::StoreUnavailable))?;
         Ok(today)
     }
 
@@ -227,21 +233,22 @@ impl<S: Stores> Service<S> {
         let decoded = match decode_payment_header(version.number(), raw.as_bytes()) {
             Ok(decoded) => decoded,
             Err(refusal) if refusal.is_malformed() => {
-                return Err(error(StatusCode::BAD_REQUEST, refusal.rule(), refusal.message()));
+                return Err(error(ApiError::PaymentMalformed(refusal)));
             }
-            Err(refusal) => return Err(self.challenge_response(offer, refusal.message())),
+            Err(refusal) => return Err(self.challenge_response(offer, Refusal::Terms(refusal))),
         };
         // Empty memo: the terms carry none (v1), and v2's memo is checked apart.
         let terms = self.terms(offer, "");
         let requirements = match (version, &decoded.accepted) {
             (Version::V1, _) => requirements_v1(&terms),
             (Version::V2, None) => {
-                return Err(self.challenge_response(offer, "payment requirements mismatch"));
+                let mismatch = Refusal::Terms(PaymentRefusal::RequirementsMismatch);
+                return Err(self.challenge_response(offer, mismatch));
             }
             (Version::V2, Some(accepted)) => {
                 let issued = requirements_v2(&terms);
                 check_v2_accepted(accepted, &issued, &self.memo_key, offer.route, (self.clock)())
-                    .map_err(|refusal| self.challenge_response(offer, refusal.message()))?;
+                    .map_err(|refusal| self.challenge_response(offer, Refusal::Terms(refusal)))?;
                 accepted.clone()
             }
         };
@@ -255,7 +262,7 @@ impl<S: Stores> Service<S> {
         let now = (self.clock)();
         match self.store.claim(&payment.id, payment.op, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
-            ClaimOutcome::AlreadyClaimed => Err(in_flight()),
+            ClaimOutcome::AlreadyClaimed => Err(answer(ApiError::PaymentInFlight)),
         }
     }
 
@@ -269,19 +276,21 @@ impl<S: Stores> Service<S> {
     ) -> Result<Delivery, ApiResponse> {
         let now = (self.clock)();
         if claim.op != payment.op {
-            return Err(already_used());
+            return Err(answer(ApiError::PaymentAlreadyUsed));
         }
         let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
         match claim.marker {
-            ClaimMarker::Delivered => Err(already_used()),
-            ClaimMarker::NotSettled => Err(self.not_settled(offer)),
-            _ if now.0 < in_flight_until => Err(in_flight()),
+            ClaimMarker::Delivered => Err(answer(ApiError::PaymentAlreadyUsed)),
+            ClaimMarker::NotSettled => Err(self
+                .challenge_response(offer, Refusal::NotSettled)
+                .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
+            _ if now.0 < in_flight_until => Err(answer(ApiError::PaymentInFlight)),
             ClaimMarker::Verified => self.settle(payment, None, budget).await,
             ClaimMarker::Settling => self.resolve(offer, payment, budget).await,
             ClaimMarker::Settled => {
                 match self.store.resume(&payment.id, payment.op, now).await.map_err(store_failed)? {
                     ResumeOutcome::Resumed { tx } => Ok(Delivery::resumed(tx, payment.version)),
-                    ResumeOutcome::Refused => Err(already_used()),
+                    ResumeOutcome::Refused => Err(answer(ApiError::PaymentAlreadyUsed)),
                 }
             }
         }

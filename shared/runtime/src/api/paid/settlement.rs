@@ -3,6 +3,7 @@
 //! is typed ([`Verified`], [`Settled`], [`FacilitatorError`]); every claim move is a
 //! conditional write, so one payment settles at most once whatever retries race.
 
+use super::super::errors::{ApiError, Refusal};
 use super::super::service::{Offer, Service, Stores};
 use super::answers::*;
 use super::delivery::Delivery;
@@ -24,8 +25,11 @@ impl<S: Stores> Service<S> {
         payment: &Payment,
         budget: &Budget,
     ) -> Result<Option<Base58Id>, ApiResponse> {
-        let facilitator = self.facilitator.as_ref().ok_or_else(payments_unavailable)?;
-        let bound = budget.before_settle(REQUEST_TIMEOUT).ok_or_else(out_of_time)?;
+        let facilitator =
+            self.facilitator.as_ref().ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
+        let bound = budget
+            .before_settle(REQUEST_TIMEOUT)
+            .ok_or_else(|| answer(ApiError::PaymentNotStarted))?;
         let call = facilitator.verify(
             payment.version.number(),
             &payment.decoded.payload,
@@ -35,9 +39,9 @@ impl<S: Stores> Service<S> {
             Ok(Ok(verified)) => Ok(verified.payer.as_deref().and_then(Base58Id::parse)),
             Ok(Err(FacilitatorError::Refused)) => {
                 self.count(Counter::PaymentFailure).await;
-                Err(self.challenge_response(offer, "the facilitator did not verify this payment"))
+                Err(self.challenge_response(offer, Refusal::NotVerified))
             }
-            Ok(Err(_)) | Err(_) => Err(facilitator_unavailable()),
+            Ok(Err(_)) | Err(_) => Err(answer(ApiError::FacilitatorUnavailable)),
         }
     }
 
@@ -50,11 +54,13 @@ impl<S: Stores> Service<S> {
         payer: Option<Base58Id>,
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
-        let facilitator = self.facilitator.as_ref().ok_or_else(payments_unavailable)?;
-        let bound = budget.settle(SETTLE_TIMEOUT).ok_or_else(out_of_time)?;
+        let facilitator =
+            self.facilitator.as_ref().ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
+        let bound =
+            budget.settle(SETTLE_TIMEOUT).ok_or_else(|| answer(ApiError::PaymentNotStarted))?;
         match self.store.advance(&payment.id, &Transition::Settle).await.map_err(store_failed)? {
             AdvanceOutcome::Advanced => {}
-            AdvanceOutcome::NotAtMarker => return Err(in_flight()),
+            AdvanceOutcome::NotAtMarker => return Err(answer(ApiError::PaymentInFlight)),
         }
         let call = facilitator.settle(
             payment.version.number(),
@@ -66,11 +72,11 @@ impl<S: Stores> Service<S> {
             Ok(Err(failure)) => {
                 tracing::warn!(rule = failure.rule(), "a settlement's outcome is unknown");
                 self.count(Counter::PaymentFailure).await;
-                return Err(outcome_unknown());
+                return Err(unknown(payment));
             }
             Err(_) => {
                 tracing::warn!(rule = "settle_timeout", "a settlement's outcome is unknown");
-                return Err(outcome_unknown());
+                return Err(unknown(payment));
             }
         };
         let Settled { transaction, payer: settled_payer, network, raw } = settled;
@@ -78,7 +84,7 @@ impl<S: Stores> Service<S> {
             Base58Id::parse(&transaction).filter(|_| network == payment.version.network())
         else {
             tracing::warn!(rule = "facilitator_forged", "a settlement's outcome is unknown");
-            return Err(outcome_unknown());
+            return Err(unknown(payment));
         };
         self.record_settlement(payment, &tx).await;
         let payer = payer.or_else(|| settled_payer.as_deref().and_then(Base58Id::parse));
@@ -95,29 +101,34 @@ impl<S: Stores> Service<S> {
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let Some(rpc_url) = &self.config.solana_rpc_url else {
-            return Err(outcome_unknown());
+            return Err(answer(ApiError::SettlementOutcomeUnknown));
         };
-        let bound = budget.settle(LANDING_LOOKUP_BOUND).ok_or_else(outcome_unknown)?;
+        let bound = budget
+            .settle(LANDING_LOOKUP_BOUND)
+            .ok_or_else(|| answer(ApiError::SettlementOutcomeUnknown))?;
         let landing = find_landing(&self.rpc_client, rpc_url, &payment.decoded.transaction, bound)
             .await
-            .map_err(|_| outcome_unknown())?;
+            .map_err(|_| answer(ApiError::SettlementOutcomeUnknown))?;
         match landing {
             Landing::Landed { signature, failed: false } => {
-                let tx = Base58Id::parse(&signature).ok_or_else(outcome_unknown)?;
+                let tx = Base58Id::parse(&signature)
+                    .ok_or_else(|| answer(ApiError::SettlementOutcomeUnknown))?;
                 let settled = Transition::Settled(tx.clone());
                 match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
                     AdvanceOutcome::Advanced => Ok(Delivery::resumed(tx, payment.version)),
-                    AdvanceOutcome::NotAtMarker => Err(in_flight()),
+                    AdvanceOutcome::NotAtMarker => Err(answer(ApiError::PaymentInFlight)),
                 }
             }
             Landing::Landed { failed: true, .. } | Landing::NeverLands => {
                 let never = Transition::NeverSettled;
                 match self.store.advance(&payment.id, &never).await.map_err(store_failed)? {
-                    AdvanceOutcome::Advanced => Err(self.not_settled(offer)),
-                    AdvanceOutcome::NotAtMarker => Err(in_flight()),
+                    AdvanceOutcome::Advanced => Err(self
+                        .challenge_response(offer, Refusal::NotSettled)
+                        .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
+                    AdvanceOutcome::NotAtMarker => Err(answer(ApiError::PaymentInFlight)),
                 }
             }
-            Landing::NotYet => Err(outcome_unknown()),
+            Landing::NotYet => Err(answer(ApiError::SettlementOutcomeUnknown)),
         }
     }
 
@@ -131,4 +142,11 @@ impl<S: Stores> Service<S> {
             tracing::error!(rule = "settlement_unrecorded", "a settled claim is still settling");
         }
     }
+}
+
+/// 503 settlement outcome unknown, with the settlement answer x402 clients read:
+/// `success: false` (not settled as far as this request knows; retry the same payment).
+fn unknown(payment: &Payment) -> ApiResponse {
+    let rule = ApiError::SettlementOutcomeUnknown;
+    answer(rule).with_settlement_failure(payment.version, rule.rule())
 }

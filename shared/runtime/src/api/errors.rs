@@ -1,0 +1,298 @@
+//! Every answer the API gives that is not a success: one closed list. Errors
+//! ([`ApiError`]: status, rule id, static message) answer `{"error": {"rule", "message"}}`;
+//! payment refusals ([`Refusal`]) answer 402 with a fresh challenge whose `error`, in the v2
+//! `PAYMENT-REQUIRED` header and in the v1 body alike, is `"<rule>: <message>"`. OpenAPI and
+//! the criteria document list both from [`ApiError::ALL`] and [`Refusal::ALL`].
+
+use http::StatusCode;
+use payability_core::payment::x402::PaymentRefusal;
+use payability_core::policy::PolicyRefusal;
+
+/// An error answer: its status, stable rule id and static message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiError {
+    /// The body is over [`super::MAX_REQUEST_BODY_BYTES`].
+    BodyTooLarge,
+    /// The body is not JSON.
+    BodyNotJson,
+    /// The body is JSON of another shape (unknown fields included).
+    BodyWrongShape,
+    /// A pre-check's `op` is neither `check` nor `memo`.
+    OpUnknown,
+    /// A pre-check's `caller` is not a base58 wallet.
+    CallerNotAWallet,
+    /// A paid request carries no URL to check (and a payment).
+    UrlMissing,
+    /// The submitted URL breaks the target-URL policy.
+    UrlRefused(PolicyRefusal),
+    /// The payment header is not a well-formed payment.
+    PaymentMalformed(PaymentRefusal),
+    /// A payment was sent to the free pre-check.
+    PrecheckTakesNoPayment,
+    /// No such route.
+    NotFound,
+    /// A POST to a path this service does not offer.
+    NotCovered,
+    /// The route does not answer this method.
+    MethodNotAllowed,
+    /// The payment already bought its verdict (or is for the other op).
+    PaymentAlreadyUsed,
+    /// Another request is carrying this payment now.
+    PaymentInFlight,
+    /// `/settle` was called and its outcome is not known yet.
+    SettlementOutcomeUnknown,
+    /// The request ran out of time before `/settle` was called.
+    PaymentNotStarted,
+    /// `/verify` could not be had; `/settle` was never called.
+    FacilitatorUnavailable,
+    /// No facilitator or fee payer is configured or reachable.
+    PaymentsUnavailable,
+    /// The store cannot be reached.
+    StoreUnavailable,
+    /// The service clock is outside the years a report can carry.
+    ClockOutOfRange,
+    /// The service does not know its own public URL.
+    BaseUrlUnknown,
+    /// The facilitator named a settlement that already bought a verdict.
+    SettlementAlreadyRecorded,
+}
+
+impl ApiError {
+    /// Every error, each wrapped refusal included.
+    pub fn all() -> Vec<Self> {
+        let mut all = vec![
+            Self::BodyTooLarge,
+            Self::BodyNotJson,
+            Self::BodyWrongShape,
+            Self::OpUnknown,
+            Self::CallerNotAWallet,
+            Self::UrlMissing,
+        ];
+        all.extend(PolicyRefusal::ALL.map(Self::UrlRefused));
+        all.extend(
+            PaymentRefusal::ALL
+                .into_iter()
+                .filter(|r| r.is_malformed())
+                .map(Self::PaymentMalformed),
+        );
+        all.extend([
+            Self::PrecheckTakesNoPayment,
+            Self::NotFound,
+            Self::NotCovered,
+            Self::MethodNotAllowed,
+            Self::PaymentAlreadyUsed,
+            Self::PaymentInFlight,
+            Self::SettlementOutcomeUnknown,
+            Self::PaymentNotStarted,
+            Self::FacilitatorUnavailable,
+            Self::PaymentsUnavailable,
+            Self::StoreUnavailable,
+            Self::ClockOutOfRange,
+            Self::BaseUrlUnknown,
+            Self::SettlementAlreadyRecorded,
+        ]);
+        all
+    }
+
+    /// The HTTP status.
+    pub fn status(self) -> StatusCode {
+        match self {
+            Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyNotJson
+            | Self::BodyWrongShape
+            | Self::OpUnknown
+            | Self::CallerNotAWallet
+            | Self::UrlMissing
+            | Self::UrlRefused(_)
+            | Self::PaymentMalformed(_)
+            | Self::PrecheckTakesNoPayment => StatusCode::BAD_REQUEST,
+            Self::NotFound | Self::NotCovered => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PaymentAlreadyUsed | Self::PaymentInFlight => StatusCode::CONFLICT,
+            Self::SettlementAlreadyRecorded => StatusCode::BAD_GATEWAY,
+            Self::SettlementOutcomeUnknown
+            | Self::PaymentNotStarted
+            | Self::FacilitatorUnavailable
+            | Self::PaymentsUnavailable
+            | Self::StoreUnavailable
+            | Self::ClockOutOfRange
+            | Self::BaseUrlUnknown => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The stable snake_case rule id.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Self::BodyTooLarge => "body_too_large",
+            Self::BodyNotJson => "body_not_json",
+            Self::BodyWrongShape => "body_wrong_shape",
+            Self::OpUnknown => "op_unknown",
+            Self::CallerNotAWallet => "caller_not_a_wallet",
+            Self::UrlMissing => "url_missing",
+            Self::UrlRefused(refusal) => refusal.rule(),
+            Self::PaymentMalformed(refusal) => refusal.rule(),
+            Self::PrecheckTakesNoPayment => "precheck_takes_no_payment",
+            Self::NotFound => "not_found",
+            Self::NotCovered => "not_covered",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::PaymentAlreadyUsed => "payment_already_used",
+            Self::PaymentInFlight => "payment_in_flight",
+            Self::SettlementOutcomeUnknown => "settlement_outcome_unknown",
+            Self::PaymentNotStarted => "payment_not_started",
+            Self::FacilitatorUnavailable => "facilitator_unavailable",
+            Self::PaymentsUnavailable => "payments_unavailable",
+            Self::StoreUnavailable => "store_unavailable",
+            Self::ClockOutOfRange => "clock_out_of_range",
+            Self::BaseUrlUnknown => "base_url_unknown",
+            Self::SettlementAlreadyRecorded => "settlement_already_recorded",
+        }
+    }
+
+    /// The static, human-readable message.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::BodyTooLarge => "request bodies are capped at 262,144 bytes",
+            Self::BodyNotJson => "the request body must be one JSON object",
+            Self::BodyWrongShape => {
+                "the request body does not have this route's shape (see /openapi.json); unknown fields are refused"
+            }
+            Self::OpUnknown => "op must be \"check\" or \"memo\"",
+            Self::CallerNotAWallet => "caller must be a base58 Solana wallet",
+            Self::UrlMissing => {
+                "a paid request names the endpoint to check: a JSON body {\"url\": \"<endpoint>\"} or, with GET, the query ?url=<endpoint>; nothing was charged"
+            }
+            Self::UrlRefused(refusal) => refusal.message(),
+            Self::PaymentMalformed(refusal) => refusal.message(),
+            Self::PrecheckTakesNoPayment => {
+                "the free pre-check takes no payment; pay POST /check or POST /memo for a verdict; nothing was charged"
+            }
+            Self::NotFound => "no such route",
+            Self::NotCovered => "NOT COVERED: this service offers the check and memo ops only",
+            Self::MethodNotAllowed => {
+                "this route does not answer this method (see the Allow header)"
+            }
+            Self::PaymentAlreadyUsed => "this payment was already used; a payment buys one verdict",
+            Self::PaymentInFlight => {
+                "this payment is being processed by another request; retry this same payment in 30 seconds; do not pay again"
+            }
+            Self::SettlementOutcomeUnknown => {
+                "whether this payment settled is not known yet; retry this same payment (do not pay again) in 30 seconds to receive its verdict if it settled, or a final answer if it did not"
+            }
+            Self::PaymentNotStarted => {
+                "this request ran out of time before settlement; this service did not settle the payment; retry this same payment in 30 seconds"
+            }
+            Self::FacilitatorUnavailable => {
+                "the payment facilitator cannot be reached; this service did not settle the payment; retry later"
+            }
+            Self::PaymentsUnavailable => {
+                "payments are not configured or the facilitator cannot be reached; do not pay"
+            }
+            Self::StoreUnavailable => {
+                "the service's store cannot be reached; do not pay now; a payment already sent: retry it later, do not pay again"
+            }
+            Self::ClockOutOfRange => "the service clock is out of range; do not pay",
+            Self::BaseUrlUnknown => "the service does not know its own public URL; do not pay",
+            Self::SettlementAlreadyRecorded => {
+                "the facilitator named a settlement that already bought a verdict; no second verdict is released"
+            }
+        }
+    }
+
+    /// Seconds to wait before retrying the same request, for the answers that ask for it.
+    pub fn retry_after(self) -> Option<&'static str> {
+        match self {
+            Self::PaymentInFlight
+            | Self::SettlementOutcomeUnknown
+            | Self::PaymentNotStarted
+            | Self::StoreUnavailable => Some("30"),
+            _ => None,
+        }
+    }
+}
+
+/// Why a payment is refused with a fresh challenge (HTTP 402).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No payment was presented.
+    PaymentRequired,
+    /// The payment is well formed but for other terms.
+    Terms(PaymentRefusal),
+    /// The facilitator did not verify it.
+    NotVerified,
+    /// The chain proves it never settled and never can.
+    NotSettled,
+    /// The free pre-checks of this caller are less than 5,000 ms apart.
+    FreeTooSoon,
+    /// The free pre-checks of this caller's UTC day are used.
+    FreeDailyCapReached,
+}
+
+impl Refusal {
+    /// Every refusal, each wrapped payment refusal included.
+    pub fn all() -> Vec<Self> {
+        let mut all = vec![Self::PaymentRequired];
+        all.extend(PaymentRefusal::ALL.into_iter().filter(|r| !r.is_malformed()).map(Self::Terms));
+        all.extend([
+            Self::NotVerified,
+            Self::NotSettled,
+            Self::FreeTooSoon,
+            Self::FreeDailyCapReached,
+        ]);
+        all
+    }
+
+    /// The stable snake_case rule id.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Self::PaymentRequired => "payment_required",
+            Self::Terms(refusal) => refusal.rule(),
+            Self::NotVerified => "payment_not_verified",
+            Self::NotSettled => "payment_not_settled",
+            Self::FreeTooSoon => "free_precheck_too_soon",
+            Self::FreeDailyCapReached => "free_precheck_daily_cap",
+        }
+    }
+
+    /// The static, human-readable message.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::PaymentRequired => {
+                "pay $0.01 in USDC on Solana with this challenge, then repeat the request with the payment"
+            }
+            Self::Terms(refusal) => refusal.message(),
+            Self::NotVerified => "the facilitator did not verify this payment; nothing was charged",
+            Self::NotSettled => {
+                "this payment did not settle and its transaction can no longer land; nothing was charged; pay again with this challenge"
+            }
+            Self::FreeTooSoon => {
+                "free pre-checks are at least 5,000 ms apart; wait, or pay this challenge at the route it names for a verdict"
+            }
+            Self::FreeDailyCapReached => {
+                "the 100 free pre-checks of this UTC day are used; pay this challenge at the route it names for a verdict"
+            }
+        }
+    }
+
+    /// The `error` text both legs of the 402 carry: `"<rule>: <message>"`.
+    pub fn error_text(self) -> String {
+        format!("{}: {}", self.rule(), self.message())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_has_one_status_and_one_message_and_no_two_rules_collide() {
+        let mut seen = std::collections::BTreeSet::new();
+        for error in ApiError::all() {
+            assert!(seen.insert(error.rule()), "{} twice", error.rule());
+            assert!(!error.message().is_empty());
+        }
+        for refusal in Refusal::all() {
+            assert!(seen.insert(refusal.rule()), "{} twice", refusal.rule());
+            assert!(refusal.error_text().starts_with(&format!("{}: ", refusal.rule())));
+        }
+    }
+}
