@@ -25,6 +25,7 @@ mod target;
 mod world;
 
 mod basics;
+mod http_conventions;
 mod kill_points;
 mod replays;
 mod settlement;
