@@ -124,13 +124,16 @@ fn variable_literals(text: &str) -> Vec<String> {
     names
 }
 
-/// Every `(METHOD, path, function binary)` the code serves through API Gateway.
+/// Every `(METHOD, path, function binary)` the code serves through API Gateway: each method
+/// of each route at each of its paths (its own and the public one under `/toll/payability`).
 fn code_routes() -> BTreeSet<(String, String, String)> {
     let mut routes: BTreeSet<_> = Route::ALL
         .into_iter()
         .flat_map(|route| {
-            route.methods().iter().map(move |method| {
-                (method.as_str().to_owned(), route.path().to_owned(), route.name().to_owned())
+            route.paths().into_iter().flat_map(move |path| {
+                route.methods().iter().map(move |method| {
+                    (method.as_str().to_owned(), path.clone(), route.function().to_owned())
+                })
             })
         })
         .collect();
@@ -367,6 +370,32 @@ fn api_events_match_the_routes() {
 }
 
 #[test]
+fn every_path_of_every_route_is_served_and_routed_back_to_it() {
+    let template = template();
+    let served: BTreeSet<String> = functions(&template)
+        .values()
+        .filter_map(|(_, function)| function["Properties"]["Events"].as_mapping())
+        .flat_map(|events| events.values())
+        .filter_map(|event| literal(&event["Properties"]["Path"]).map(str::to_owned))
+        .collect();
+    for route in Route::ALL {
+        for path in route.paths() {
+            assert!(served.contains(&path), "{path} ({}) has no HttpApi event", route.name());
+            assert_eq!(Route::of_path(&path), Some(route), "{path} routes back to its route");
+        }
+    }
+    let functions = functions(&template);
+    for route in Route::ALL {
+        assert!(
+            functions.contains_key(route.function()),
+            "{}: no template function builds {}",
+            route.name(),
+            route.function()
+        );
+    }
+}
+
+#[test]
 fn watch_router_matches_the_routes() {
     let manifest = cargo_toml("Cargo.toml");
     let router: BTreeSet<(String, String)> =
@@ -376,8 +405,10 @@ fn watch_router_matches_the_routes() {
             .iter()
             .map(|(path, binary)| (path.clone(), binary.as_str().expect("a binary").to_owned()))
             .collect();
-    let mut expected: BTreeSet<(String, String)> =
-        Route::ALL.iter().map(|r| (r.path().to_owned(), r.name().to_owned())).collect();
+    let mut expected: BTreeSet<(String, String)> = Route::ALL
+        .iter()
+        .flat_map(|r| r.paths().map(|path| (path, r.function().to_owned())))
+        .collect();
     expected.insert(("/{*path}".into(), NOT_COVERED.into()));
     assert_same(
         "(path, binary) routes",

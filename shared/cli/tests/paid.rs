@@ -3,7 +3,8 @@
 //! official @x402 facilitator) and whose RPC is a stub. Covers both ops, the legacy v1 path,
 //! the self-check, the ledger, the abuse cases (each closed-form, nothing fetched, nothing
 //! charged) and settlements whose outcome was lost, resolved on a retry of the same payment
-//! on the embedded store and on DynamoDB (moto).
+//! on the embedded store and on DynamoDB (moto). The world (fixtures, serve, seller) is
+//! `support/world.rs`.
 //!
 //! Needs `scripts/test` (it installs the SDK, the official facilitator and moto, starts moto
 //! and exports PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR,
@@ -11,32 +12,18 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use aws_config::{BehaviorVersion, Region};
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::signing::{PublicKeyDescriptor, verify_signed};
 use payability_runtime::api::errors::Refusal;
-use payability_runtime::store::dynamodb::{
-    DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
-};
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{Ledger, Payer};
 use serde_json::{Value, json};
+use support::world::{FacilitatorKind, StoreKind, World, fixtures, scratch_file};
 use support::{Server, trusted};
-
-/// The Python interpreter and fixture folder `scripts/test` exports.
-fn fixtures() -> (String, String) {
-    let missing = "the paid end-to-end test needs the x402 fixtures: run scripts/test";
-    let python = std::env::var("PAYABILITY_TEST_X402_PYTHON").expect(missing);
-    let dir = std::env::var("PAYABILITY_TEST_E2E_DIR").expect(missing);
-    (python, dir)
-}
 
 /// Verifies `report` with none of our code (tests/e2e/verify_report.py: the `rfc8785`
 /// package and `cryptography`'s Ed25519) against the server's `/criteria`; returns whether
@@ -56,299 +43,6 @@ fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
     let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     let key_id = said.strip_prefix("valid ").map(str::to_owned);
     (output.status.success(), key_id.unwrap_or(said))
-}
-
-/// A fixture process (killed on drop) and its port.
-struct Fixture {
-    child: Child,
-    port: u16,
-}
-
-/// The official facilitator's fee-payer seed (a throwaway key, 64 hex digits).
-const OFFICIAL_FEE_PAYER_SEED: &str =
-    "0707070707070707070707070707070707070707070707070707070707070707";
-
-impl Fixture {
-    /// Starts one of the Python fixtures of tests/e2e with `args`.
-    fn start(script: &str, args: &[&str]) -> Self {
-        let (python, dir) = fixtures();
-        let mut command = Command::new(python);
-        command.arg(format!("{dir}/{script}")).args(["--port", "0", "--watch-stdin"]).args(args);
-        Self::spawn(command)
-    }
-
-    /// Starts the official x402 facilitator (tests/e2e/official_facilitator/server.mjs) on
-    /// the Solana RPC at `rpc`.
-    fn official_facilitator(rpc: &str) -> Self {
-        let (_, dir) = fixtures();
-        let modules = std::env::var("PAYABILITY_TEST_OFFICIAL_FACILITATOR_MODULES")
-            .expect("the official facilitator is installed by scripts/test");
-        let mut command = Command::new("node");
-        command.arg(format!("{dir}/official_facilitator/server.mjs")).args([
-            "--port",
-            "0",
-            "--rpc",
-            rpc,
-            "--fee-payer-seed-hex",
-            OFFICIAL_FEE_PAYER_SEED,
-            "--modules",
-            &modules,
-        ]);
-        Self::spawn(command)
-    }
-
-    /// Spawns `command` with a piped stdin (it exits when that closes) and waits for its
-    /// `ready <port>` line.
-    fn spawn(mut command: Command) -> Self {
-        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port =
-            line.trim().strip_prefix("ready ").expect("the fixture is ready").parse().unwrap();
-        Self { child, port }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A loopback seller that counts the requests reaching it and answers a POPULATED 402.
-struct Target {
-    url: String,
-    hits: Arc<AtomicUsize>,
-}
-
-impl Target {
-    fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/seller", listener.local_addr().unwrap());
-        let hits = Arc::new(AtomicUsize::new(0));
-        let (served, counter) = (url.clone(), hits.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().take(200) {
-                let Ok(mut stream) = stream else { continue };
-                counter.fetch_add(1, Ordering::SeqCst);
-                let mut buf = [0u8; 4096];
-                let _ = stream.read(&mut buf);
-                let offer = json!({"scheme": "exact", "amount": "10000", "maxAmountRequired": "10000",
-                    "resource": served, "payTo": "Seller1", "description": "one sample",
-                    "extra": {"usdc_token_account": "Ata1", "memo": "pvm_static0001"}});
-                let header = json!({"resource": {"url": served}, "accepts": [{"amount": "10000",
-                    "payTo": "Seller1", "extra": {"memo": "pvm_static0001"}}]});
-                let header = base64::Engine::encode(
-                    &base64::engine::general_purpose::STANDARD,
-                    header.to_string(),
-                );
-                let body = json!({"x402Version": 1, "accepts": [offer]}).to_string();
-                let response = format!(
-                    "HTTP/1.1 402 Payment Required\r\nPAYMENT-REQUIRED: {header}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes());
-            }
-        });
-        Self { url, hits }
-    }
-
-    fn hits(&self) -> usize {
-        self.hits.load(Ordering::SeqCst)
-    }
-}
-
-/// The facilitator a world's service is configured with.
-#[derive(Clone, Copy, Debug)]
-enum FacilitatorKind {
-    /// tests/e2e/facilitator_fixture.py: verifies for real, misbehaves on request.
-    Fixture,
-    /// The official @x402 facilitator code (tests/e2e/official_facilitator).
-    Official,
-}
-
-/// The store a world's service runs on.
-#[derive(Clone, Copy, Debug)]
-enum StoreKind {
-    /// The embedded SQLite file (serve's default).
-    Embedded,
-    /// Fresh DynamoDB tables on the moto server `scripts/test` starts.
-    DynamoDb,
-}
-
-/// The region the DynamoDB tables are created in (moto accepts any).
-const LOCAL_REGION: &str = "us-east-1";
-
-impl StoreKind {
-    /// The serve variables for this store (none for the embedded one); for DynamoDB the
-    /// tables are created first.
-    fn serve_env(self) -> Vec<(String, String)> {
-        match self {
-            Self::Embedded => Vec::new(),
-            Self::DynamoDb => dynamodb_env(&moto_endpoint()),
-        }
-    }
-}
-
-/// The moto endpoint of PAYABILITY_TEST_DYNAMODB_ENDPOINTS (dynalite 4.0 lacks
-/// TransactWriteItems, which the ledger write uses).
-fn moto_endpoint() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let url =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {url}");
-    url.to_owned()
-}
-
-/// Creates fresh tables on `endpoint` (the runtime's `create_tables`) and returns the
-/// variables that point serve at them: the store, its tables, the endpoint, dummy
-/// credentials and a region.
-fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
-    let prefix = format!("paid-{}-{}-", std::process::id(), unique_suffix());
-    let tables = TableNames::with_prefix(&prefix);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    runtime
-        .block_on(async {
-            let sdk = aws_config::defaults(BehaviorVersion::latest())
-                .region(Region::new(LOCAL_REGION))
-                .endpoint_url(endpoint)
-                .test_credentials()
-                .load()
-                .await;
-            let store = DynamoStore::new(&sdk, tables.clone());
-            create_tables(store.client(), store.tables()).await
-        })
-        .expect("the tables are created on moto");
-    let names = tables.all().map(|(name, _)| name.to_owned());
-    let mut env: Vec<(String, String)> =
-        TABLE_VARIABLES.iter().map(|(variable, _)| variable.to_string()).zip(names).collect();
-    for (name, value) in [
-        ("PAYABILITY_STORE", "dynamodb"),
-        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint),
-        ("AWS_ACCESS_KEY_ID", "local"),
-        ("AWS_SECRET_ACCESS_KEY", "local"),
-        ("AWS_REGION", LOCAL_REGION),
-        ("AWS_EC2_METADATA_DISABLED", "true"),
-    ] {
-        env.push((name.to_owned(), value.to_owned()));
-    }
-    env
-}
-
-/// A number that differs between calls (table prefixes).
-fn unique_suffix() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-}
-
-/// The whole loopback world of one test.
-struct World {
-    rpc: Fixture,
-    facilitator: Fixture,
-    server: Server,
-    target: Target,
-}
-
-impl World {
-    /// The usual world: the facilitator fixture and the embedded store.
-    fn start() -> Self {
-        Self::with(FacilitatorKind::Fixture, StoreKind::Embedded)
-    }
-
-    /// A world with the given facilitator and store.
-    fn with(facilitator: FacilitatorKind, store: StoreKind) -> Self {
-        let rpc = Fixture::start("solana_rpc_stub.py", &[]);
-        let facilitator = match facilitator {
-            FacilitatorKind::Fixture => {
-                Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()])
-            }
-            FacilitatorKind::Official => Fixture::official_facilitator(&rpc.url()),
-        };
-        let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-        let valet = format!("http://{closed}");
-        let (facilitator_url, rpc_url) = (facilitator.url(), rpc.url());
-        let store_env = store.serve_env();
-        let mut env = vec![
-            ("PAYABILITY_FACILITATOR_URL", facilitator_url.as_str()),
-            ("PAYABILITY_SOLANA_RPC_URL", rpc_url.as_str()),
-            ("PAYABILITY_BOC_VALET_ORIGIN", valet.as_str()),
-        ];
-        env.extend(store_env.iter().map(|(name, value)| (name.as_str(), value.as_str())));
-        let server = Server::start(&env);
-        Self { rpc, facilitator, server, target: Target::start() }
-    }
-
-    /// Runs buyer.py against a route of ours; returns its JSON line.
-    fn buy(&self, route: &str, extra: &[&str]) -> Value {
-        let (python, dir) = fixtures();
-        let url = format!("{}{route}", self.server.base);
-        let output = Command::new(python)
-            .arg(format!("{dir}/buyer.py"))
-            .args(["--url", &url, "--target", &self.target.url, "--rpc", &self.rpc.url()])
-            .args(extra)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let line = stdout.lines().last().unwrap_or_default();
-        serde_json::from_str(line).unwrap_or_else(|_| {
-            panic!("buyer said: {stdout} / {}", String::from_utf8_lossy(&output.stderr))
-        })
-    }
-
-    /// Resends the payment saved in `file` (buyer.py --replay-last) to `route`.
-    fn replay(&self, route: &str, file: &str) -> Value {
-        self.buy(route, &["--replay-last", "--payment-file", file])
-    }
-
-    /// What the facilitator fixture was asked (counters, modes, recent calls).
-    fn fixture_calls(&self) -> Value {
-        http_json("GET", &format!("{}/__fixture/calls", self.facilitator.url()), None)
-    }
-
-    /// Sets the facilitator fixture's modes.
-    fn fixture_mode(&self, mode: Value) {
-        http_json("POST", &format!("{}/__fixture/mode", self.facilitator.url()), Some(mode));
-    }
-
-    /// The transaction the fixture settled while in settle mode `mode`.
-    fn settled_in_mode(&self, mode: &str) -> Value {
-        let calls = self.fixture_calls();
-        let settled = calls["recent"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["endpoint"] == "settle" && c["mode"] == mode && c["success"] == true);
-        settled.unwrap_or_else(|| panic!("the fixture settled nothing in {mode}: {calls}"))
-            ["transaction"]
-            .clone()
-    }
-
-    /// The transactions that landed on the stubbed chain.
-    fn landed(&self) -> Vec<Value> {
-        let calls = http_json("GET", &format!("{}/__stub/calls", self.rpc.url()), None);
-        calls["transactions"].as_array().cloned().unwrap_or_default()
-    }
-
-    /// Makes every blockhash issued so far invalid: a transaction not landed never will.
-    fn expire_blockhashes(&self) {
-        http_json("POST", &format!("{}/__stub/expire_blockhashes", self.rpc.url()), None);
-    }
-
-    /// How many paid checks `/metrics` counts today.
-    fn paid_checks_today(&self) -> u64 {
-        let (_, metrics) = self.server.json("GET", "/metrics", &[], &Value::Null);
-        let today = metrics["today"].as_object().cloned().unwrap_or_default();
-        today
-            .iter()
-            .filter(|(name, _)| name.starts_with("paid_check_"))
-            .map(|(_, n)| n.as_u64().unwrap())
-            .sum()
-    }
 }
 
 /// The rule of an error body (`error.rule`), or the `error` text of a 402 challenge.
@@ -374,30 +68,6 @@ fn assert_verified_report(answer: &Value, keys: &[PublicKeyDescriptor], case: &s
     let settlement = &answer["payment_response_decoded"];
     assert_eq!(settlement["success"], true, "{case}: {answer}");
     settlement["transaction"].clone()
-}
-
-/// A tiny JSON-over-HTTP call to a fixture's control endpoint.
-fn http_json(method: &str, url: &str, body: Option<Value>) -> Value {
-    let address = url.trim_start_matches("http://");
-    let (host, path) =
-        address.split_once('/').map_or((address, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let mut stream = std::net::TcpStream::connect(host).unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).unwrap();
-    let (_, body) = raw.split_once("\r\n\r\n").unwrap_or_default();
-    serde_json::from_str(body).unwrap_or(Value::Null)
-}
-
-fn scratch_file(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("payability-paid-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).to_string_lossy().into_owned()
 }
 
 #[test]

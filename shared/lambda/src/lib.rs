@@ -13,7 +13,8 @@ use lambda_http::{Body, LambdaEvent, Request, RequestExt, service_fn};
 use payability_runtime::api::config::{ConfigError, ServiceConfig};
 use payability_runtime::api::published_keys::{self, KeyPublication};
 use payability_runtime::api::{
-    ApiRequest, Route, Service, Stores, answer_criteria, answer_metrics, answer_unrouted,
+    ApiRequest, Publication, Route, Service, Stores, answer_criteria, answer_metrics,
+    answer_unrouted,
 };
 use payability_runtime::clock;
 use payability_runtime::secrets;
@@ -55,18 +56,21 @@ fn started<T, E: std::error::Error + Send + Sync + 'static>(
     })
 }
 
-/// Runs the criteria function: `/criteria` from the pinned public key and the retired keys
-/// (`PAYABILITY_SIGNING_PUBLIC_KEY`, `PAYABILITY_SIGNING_KEY_VALID_FROM`,
-/// `PAYABILITY_PREVIOUS_SIGNING_KEYS`); it never reads the seed.
+/// Runs the criteria function: the free documents (`/criteria`, `/openapi.json`,
+/// `/.well-known/x402`, `/llms.txt`, `/corpus`, each also under the public prefix) from the
+/// pinned public key and the retired keys (`PAYABILITY_SIGNING_PUBLIC_KEY`,
+/// `PAYABILITY_SIGNING_KEY_VALID_FROM`, `PAYABILITY_PREVIOUS_SIGNING_KEYS`) and the public
+/// base URL (`PAYABILITY_PUBLIC_BASE_URL`, else the one API Gateway reports); it never reads
+/// the seed.
 pub async fn run_criteria() -> Result<(), lambda_http::Error> {
     init_logs();
-    let publication = started(KeyPublication::from_env())?;
-    let pinned = publication.pinned.clone();
+    let keys = started(KeyPublication::from_env())?;
+    let pinned = keys.pinned.clone();
     let unset = ConfigError { variable: published_keys::PUBLIC_KEY_VAR, problem: "is not set" };
     let current = started(pinned.ok_or(unset))?;
-    let keys = publication.entries(&current);
+    let publication = Arc::new(started(Publication::with_base_from_env(keys.entries(&current)))?);
     lambda_http::run(service_fn(move |event: Request| {
-        let response = answer_criteria(&api_request(event), keys.clone());
+        let response = answer_criteria(&api_request(event), &publication);
         async move { Ok::<_, lambda_http::Error>(response.into_http().map(Body::from)) }
     }))
     .await

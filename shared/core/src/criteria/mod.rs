@@ -1,6 +1,7 @@
 //! The criteria document that `GET /criteria` serves: the specification's published text,
 //! this service's revision and changelog, the interpretations it publishes, the URL policy
-//! rules, the corpus pin and the signing keys.
+//! rules, how to verify a report, the corpus pin with the commands that recompute it and
+//! rerun its cases, and the signing keys.
 
 mod published;
 
@@ -91,9 +92,87 @@ pub struct CriteriaDocument {
     pub interpretations: &'static [Interpretation],
     /// The target-URL policy.
     pub url_policy: UrlPolicy,
+    /// How to verify a report, step by step.
+    pub verification: Verification,
+    /// The corpus: its pin and how to recompute the pin and rerun every case.
+    pub corpus_replay: CorpusReplay,
     /// Keys whose signatures are this service's.
     pub signing_keys: Vec<SigningKeyEntry>,
 }
+
+/// How a report (or a pre-check answer) is verified, as published.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verification {
+    /// The signature algorithm (`signature.alg`).
+    pub algorithm: &'static str,
+    /// What is signed.
+    pub signed_bytes: &'static str,
+    /// How `signature.value` and the key's `jwk.x` are encoded.
+    pub encoding: &'static str,
+    /// The steps, in order.
+    pub steps: &'static [&'static str],
+}
+
+/// The published verification of this revision.
+pub const VERIFICATION: Verification = Verification {
+    algorithm: crate::signing::SIGNATURE_ALG,
+    signed_bytes: "the RFC 8785 (JCS) canonical serialization of the report without its signature member",
+    encoding: "base64url without padding (RFC 4648 section 5): signature.value is 64 bytes, jwk.x 32 bytes",
+    steps: &[
+        "1. Parse the report (or pre-check answer) as JSON and take out its `signature` member, {alg, key_id, value}; alg must be \"Ed25519\".",
+        "2. Serialise everything else, unchanged, with RFC 8785 (JCS): object members sorted by the UTF-16 code units of their names, no whitespace, JCS string and number forms. Those bytes are what was signed.",
+        "3. Take the key: the entry of this document's signing_keys whose keyId equals signature.key_id (jwk {kty: OKP, crv: Ed25519, x}; fingerprint sha256:<hex of the raw 32-byte key>). No such entry: it was not signed by this service.",
+        "4. Check the key's window: the report's checked_at must be at or after the key's valid_from (when not null) and at or before its valid_until (null while the key is current). Outside it: refuse (signature_outside_key_window).",
+        "5. Decode signature.value and jwk.x from base64url and verify the Ed25519 signature (RFC 8032) over the bytes of step 2. Any change to any member makes it fail.",
+    ],
+};
+
+/// The corpus this revision is pinned to, and how anyone recomputes the pin and reruns its
+/// cases from the source repository.
+#[derive(Debug, Clone, Serialize)]
+pub struct CorpusReplay {
+    /// The corpus id.
+    pub id: &'static str,
+    /// Its pin (see `corpus_pin_definition`).
+    pub sha256: &'static str,
+    /// Where the corpus file is committed, in the source repository.
+    pub file: &'static str,
+    /// The generator that derives every expected output from the criteria text.
+    pub generator: &'static str,
+    /// Commands, run from the repository root, each with what it shows.
+    pub commands: &'static [CorpusCommand],
+}
+
+/// One command of the corpus replay.
+#[derive(Debug, Clone, Serialize)]
+pub struct CorpusCommand {
+    /// What the command shows.
+    pub purpose: &'static str,
+    /// The command line.
+    pub command: &'static str,
+}
+
+/// The published corpus replay of this revision.
+pub const CORPUS_REPLAY: CorpusReplay = CorpusReplay {
+    id: CORPUS_ID,
+    sha256: CORPUS_SHA256,
+    file: "corpus/payability-corpus-v1.json",
+    generator: "corpus/gen_corpus.py (Python standard library only, independent of the engine)",
+    commands: &[
+        CorpusCommand {
+            purpose: "recompute the pin in Python: the SHA-256 of the RFC 8785 serialization of the corpus without sha256 (equal to json.dumps(corpus, sort_keys=True, separators=(',', ':'), ensure_ascii=False) for this file)",
+            command: "python3 -c \"import hashlib,json; c=json.load(open('corpus/payability-corpus-v1.json')); c.pop('sha256'); print(hashlib.sha256(json.dumps(c,sort_keys=True,separators=(',',':'),ensure_ascii=False).encode()).hexdigest())\"",
+        },
+        CorpusCommand {
+            purpose: "regenerate every case from the criteria text and check the committed file is exactly what the generator makes (exit 1 and the differing case ids otherwise)",
+            command: "python3 corpus/gen_corpus.py --check",
+        },
+        CorpusCommand {
+            purpose: "rerun every case through the engine (100% required), recompute the pin and check this document publishes it",
+            command: "cargo test -p payability-tests --test corpus -- --nocapture",
+        },
+    ],
+};
 
 /// What revisions 1.1.0 and 1.2.0 add to the specification's 1.0.0.
 const CHANGELOG: [&str; 4] = [
@@ -197,6 +276,8 @@ pub fn criteria_document(signing_keys: Vec<SigningKeyEntry>) -> CriteriaDocument
                 .map(|r| PolicyRule { rule: r.rule(), message: r.message() })
                 .collect(),
         },
+        verification: VERIFICATION,
+        corpus_replay: CORPUS_REPLAY,
         signing_keys,
     }
 }
@@ -223,5 +304,9 @@ mod tests {
         assert_eq!(doc["corpus"]["sha256"], CORPUS_SHA256);
         assert_eq!(doc["interpretations"].as_array().unwrap().len(), INTERPRETATIONS.len());
         assert_eq!(doc["url_policy"]["refusals"].as_array().unwrap().len(), 5);
+        assert_eq!(doc["verification"]["algorithm"], "Ed25519");
+        assert_eq!(doc["verification"]["steps"].as_array().unwrap().len(), 5);
+        assert_eq!(doc["corpus_replay"]["sha256"], CORPUS_SHA256);
+        assert_eq!(doc["corpus_replay"]["id"], CORPUS_ID);
     }
 }

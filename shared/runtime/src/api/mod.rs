@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod config;
+pub mod discovery;
 pub mod errors;
 mod paid;
 mod precheck;
@@ -16,7 +17,6 @@ use std::net::IpAddr;
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
-use payability_core::criteria::SigningKeyEntry;
 use payability_core::payment::memo::PaidRoute;
 use payability_core::report::UtcMillis;
 
@@ -24,6 +24,7 @@ pub use respond::ApiResponse;
 pub use service::{Service, ServiceError, Stores};
 
 use crate::store::Metrics;
+pub use discovery::Publication;
 use errors::ApiError;
 use respond::error;
 
@@ -56,25 +57,44 @@ pub struct ApiRequest {
     pub request_id: String,
 }
 
-/// The routes this service answers.
+/// The routes this service answers: the one table every other list derives from (dispatch,
+/// 405 and `Allow`, OpenAPI, `/.well-known/x402`, the template's events and the watch router,
+/// checked by `tests/tests/deploy_parity.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
     /// `GET /criteria`.
     Criteria,
     /// `POST /precheck`.
     Precheck,
-    /// `POST /check` (paid) and `GET /check` (its challenge).
+    /// `POST /check` and `GET /check?url=` (paid; without a URL, the 402 challenge).
     Check,
-    /// `POST /memo` (paid) and `GET /memo` (its challenge).
+    /// `POST /memo` and `GET /memo?url=` (paid; without a URL, the 402 challenge).
     Memo,
     /// `GET /metrics`.
     Metrics,
+    /// `GET /openapi.json`: the OpenAPI 3.1 description of every route.
+    OpenApi,
+    /// `GET /.well-known/x402`: the paid resources, as x402 indexers read them.
+    WellKnownX402,
+    /// `GET /llms.txt`: a short text for agents.
+    LlmsTxt,
+    /// `GET /corpus`: the pinned test corpus, as committed.
+    Corpus,
 }
 
 impl Route {
     /// Every route, in the order the README lists them.
-    pub const ALL: [Route; 5] =
-        [Self::Criteria, Self::Precheck, Self::Check, Self::Memo, Self::Metrics];
+    pub const ALL: [Route; 9] = [
+        Self::Criteria,
+        Self::Precheck,
+        Self::Check,
+        Self::Memo,
+        Self::Metrics,
+        Self::OpenApi,
+        Self::WellKnownX402,
+        Self::LlmsTxt,
+        Self::Corpus,
+    ];
 
     /// The route of a path, if it is one of ours: its own path, or the same under
     /// [`TOLL_PREFIX`] (the public paths the specification names).
@@ -107,19 +127,28 @@ impl Route {
             Self::Check => "/check",
             Self::Memo => "/memo",
             Self::Metrics => "/metrics",
+            Self::OpenApi => "/openapi.json",
+            Self::WellKnownX402 => "/.well-known/x402",
+            Self::LlmsTxt => "/llms.txt",
+            Self::Corpus => "/corpus",
         }
     }
 
     /// The methods the route answers (any other gets 405 `method_not_allowed`).
     pub fn methods(self) -> &'static [Method] {
         match self {
-            Self::Criteria | Self::Metrics => &[Method::GET],
             Self::Precheck => &[Method::POST],
             Self::Check | Self::Memo => &[Method::GET, Method::POST],
+            Self::Criteria
+            | Self::Metrics
+            | Self::OpenApi
+            | Self::WellKnownX402
+            | Self::LlmsTxt
+            | Self::Corpus => &[Method::GET],
         }
     }
 
-    /// The route's name in logs, and the name of the Lambda function binary answering it.
+    /// The route's name in logs.
     pub fn name(self) -> &'static str {
         match self {
             Self::Criteria => "criteria",
@@ -127,7 +156,40 @@ impl Route {
             Self::Check => "check",
             Self::Memo => "memo",
             Self::Metrics => "metrics",
+            Self::OpenApi => "openapi",
+            Self::WellKnownX402 => "well_known_x402",
+            Self::LlmsTxt => "llms_txt",
+            Self::Corpus => "corpus",
         }
+    }
+
+    /// The Lambda function binary answering the route: the free documents, which need no
+    /// seed and no store, are the criteria function's.
+    pub fn function(self) -> &'static str {
+        match self {
+            Self::Criteria | Self::OpenApi | Self::WellKnownX402 | Self::LlmsTxt | Self::Corpus => {
+                "criteria"
+            }
+            Self::Precheck => "precheck",
+            Self::Check => "check",
+            Self::Memo => "memo",
+            Self::Metrics => "metrics",
+        }
+    }
+
+    /// The op a paid route sells; None for the free routes.
+    pub fn paid(self) -> Option<PaidRoute> {
+        match self {
+            Self::Check => Some(PaidRoute::Check),
+            Self::Memo => Some(PaidRoute::Memo),
+            _ => None,
+        }
+    }
+
+    /// A free document answered from the published keys and the base URL alone (no seed,
+    /// no store): the criteria document and the discovery documents.
+    pub fn is_document(self) -> bool {
+        self.function() == Self::Criteria.function()
     }
 }
 
@@ -146,24 +208,37 @@ impl<S: Stores> Service<S> {
         finish(&request, response, started)
     }
 
+    /// The route's answer.
     async fn dispatch(&self, route: Route, request: &ApiRequest) -> ApiResponse {
         match route {
-            Route::Criteria => self.criteria(),
             Route::Metrics => self.metrics().await,
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidRoute::Check, request).await,
             Route::Memo => self.paid(PaidRoute::Memo, request).await,
+            Route::Criteria
+            | Route::OpenApi
+            | Route::WellKnownX402
+            | Route::LlmsTxt
+            | Route::Corpus => {
+                let publication = Publication {
+                    keys: self.config.keys.entries(self.signer.descriptor()),
+                    public_base_url: self.config.public_base_url.clone(),
+                };
+                discovery::answer_document(route, &publication, request)
+                    .unwrap_or_else(|| error(ApiError::NotFound))
+            }
         }
     }
 }
 
-/// `/criteria` from the published keys alone, as the criteria function answers it (it holds
-/// no seed and no store); any other route is 404.
-pub fn answer_criteria(request: &ApiRequest, keys: Vec<SigningKeyEntry>) -> ApiResponse {
+/// The free documents (`/criteria`, `/openapi.json`, `/.well-known/x402`, `/llms.txt`,
+/// `/corpus`) from the published keys and the base URL alone, as the criteria function
+/// answers them (it holds no seed and no store); any other route is 404.
+pub fn answer_criteria(request: &ApiRequest, publication: &Publication) -> ApiResponse {
     let started = Instant::now();
     let response = match admit(request) {
-        Ok(Route::Criteria) => reads::criteria_response(keys),
-        Ok(_) => error(ApiError::NotFound),
+        Ok(route) => discovery::answer_document(route, publication, request)
+            .unwrap_or_else(|| error(ApiError::NotFound)),
         Err(refusal) => refusal,
     };
     finish(request, response, started)

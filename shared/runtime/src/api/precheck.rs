@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ApiRequest;
+use super::discovery::CallStyle;
 use super::errors::{ApiError, Refusal};
 use super::paid::parse_body;
 use super::respond::{ApiResponse, error, json_response};
@@ -88,7 +89,10 @@ impl<S: Stores> Service<S> {
                 };
                 return match self.fee_payer().await {
                     Some(fee_payer) => {
-                        let offer = Offer { route, resource_url: &resource_url, fee_payer };
+                        // The exhaustion 402 offers the paid route as a POST, like the
+                        // pre-check itself.
+                        let call = CallStyle::Body;
+                        let offer = Offer { route, resource_url: &resource_url, fee_payer, call };
                         self.challenge_response(&offer, reason)
                     }
                     None => error(ApiError::PaymentsUnavailable),

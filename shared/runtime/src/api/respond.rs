@@ -80,6 +80,17 @@ pub fn json_response_bytes(status: StatusCode, body: Vec<u8>) -> ApiResponse {
     ApiResponse { status, headers, body, state: None }
 }
 
+/// A response whose body is bytes of another content type (a text document), or JSON bytes
+/// served as they are (the committed corpus).
+pub fn bytes_response(
+    status: StatusCode,
+    content_type: &'static str,
+    body: Vec<u8>,
+) -> ApiResponse {
+    let headers = vec![(CONTENT_TYPE, HeaderValue::from_static(content_type))];
+    ApiResponse { status, headers, body, state: None }
+}
+
 /// The closed-form answer of an error: `{"error": {"rule", "message"}}` with its status (and
 /// `Retry-After` where the error asks to retry).
 pub fn error(error: ApiError) -> ApiResponse {

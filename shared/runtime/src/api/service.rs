@@ -15,6 +15,7 @@ use tokio::sync::OnceCell;
 
 use super::ApiRequest;
 use super::config::ServiceConfig;
+use super::discovery;
 use super::errors::ApiError;
 use super::respond::{ApiResponse, error};
 use crate::fetch::Fetcher;
@@ -61,6 +62,9 @@ pub(super) struct Offer<'a> {
     pub(super) route: PaidRoute,
     pub(super) resource_url: &'a str,
     pub(super) fee_payer: &'a str,
+    /// How the request names the endpoint (GET `?url=` or POST body): the 402 describes
+    /// the route that way.
+    pub(super) call: discovery::CallStyle,
 }
 
 /// The running service.
@@ -157,14 +161,21 @@ impl<S: Stores> Service<S> {
     }
 
     /// Our challenge for an offer with a fresh, tagged, expiring memo, carrying `error`
-    /// (`"<rule>: <message>"`) in both legs.
+    /// (`"<rule>: <message>"`) in both legs and the route's discovery description (the
+    /// bazaar extension in the v2 header, `outputSchema` in the v1 body) for the method of
+    /// the request being answered.
     pub(super) fn challenge(&self, offer: &Offer<'_>, error: &str) -> OwnChallenge {
         let now = (self.clock)();
         let mut nonce = [0u8; 12];
         getrandom::fill(&mut nonce).expect("the system random source works");
         let expires = UtcMillis(now.0 + MEMO_LIFETIME_MS);
         let memo = issue_memo(&self.memo_key, offer.route, expires, nonce);
-        let notes = ChallengeNotes { error, ..ChallengeNotes::default() };
+        let described = discovery::description(offer.route, offer.call);
+        let notes = ChallengeNotes {
+            error,
+            extensions: Some(&described.extensions),
+            output_schema: Some(&described.output_schema),
+        };
         own_challenge_with(&self.terms(offer, &memo), &notes)
     }
 

@@ -41,6 +41,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::budget::Budget;
+use super::discovery::CallStyle;
 use super::errors::{ApiError, Refusal};
 use super::respond::{ApiResponse, error, json_response_bytes};
 use super::service::{Offer, Service, Stores};
@@ -194,7 +195,8 @@ impl<S: Stores> Service<S> {
         }
         let fee_payer =
             self.fee_payer().await.ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
-        let offer = Offer { route, resource_url: &resource_url, fee_payer };
+        let call = CallStyle::of(&request.method);
+        let offer = Offer { route, resource_url: &resource_url, fee_payer, call };
         let Some(payment) = self.decoded(&offer, request)? else {
             return Ok(self.challenge_response(&offer, Refusal::PaymentRequired));
         };

@@ -1,0 +1,206 @@
+//! What every 402 says about its route besides the terms: the x402 bazaar discovery
+//! extension (`extensions.bazaar` in the v2 `PAYMENT-REQUIRED` header: `info.input` with the
+//! method and an example request, `info.output` with an example report, and a compact
+//! `schema` that `info` validates against) and the v1 `accepts[0].outputSchema` (the same
+//! description in the v1 shape). The description follows the method of the request that got
+//! the 402: `GET ?url=` for a GET (and HEAD), a JSON body for a POST, so that a client that
+//! retries the same request with a payment pays the way it asked. Kept small: the header
+//! stays well under 8 KB; the full report schema is in `GET /openapi.json`.
+
+use std::sync::LazyLock;
+
+use http::Method;
+use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::challenge::{ChallengeTerms, own_challenge};
+use payability_core::grade::{grade_check, grade_memo};
+use payability_core::payment::memo::PaidRoute;
+use payability_core::policy::{AddressRule, vet_target_url};
+use payability_core::report::{UtcMillis, check_report, memo_report};
+use payability_core::signing::SIGNATURE_ALG;
+use serde_json::{Value, json};
+
+use super::schemas::{URL_DESCRIPTION, compact_report, compact_request};
+
+/// The endpoint every example names.
+pub const EXAMPLE_URL: &str = "https://seller.example/api";
+
+/// How a request names the endpoint to check, by its method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallStyle {
+    /// `GET` (or `HEAD`) with `?url=<endpoint>`.
+    Query,
+    /// `POST` with the JSON body `{"url": "<endpoint>"}`.
+    Body,
+}
+
+impl CallStyle {
+    /// The style of a request method: GET and HEAD name the URL in the query, any other in
+    /// the body.
+    pub fn of(method: &Method) -> Self {
+        if method == Method::GET || method == Method::HEAD { Self::Query } else { Self::Body }
+    }
+
+    /// The method the description names.
+    pub fn method(self) -> &'static str {
+        match self {
+            Self::Query => "GET",
+            Self::Body => "POST",
+        }
+    }
+}
+
+/// One route's description for one call style: the v2 `extensions` and the v1
+/// `outputSchema`.
+#[derive(Debug)]
+pub struct RouteDescription {
+    /// `{"bazaar": {"info", "schema"}}`.
+    pub extensions: Value,
+    /// `{"input", "output"}` for `accepts[0].outputSchema`.
+    pub output_schema: Value,
+}
+
+/// Built once: (check, memo) x (query, body).
+static DESCRIPTIONS: LazyLock<[[RouteDescription; 2]; 2]> = LazyLock::new(|| {
+    [PaidRoute::Check, PaidRoute::Memo]
+        .map(|route| [CallStyle::Query, CallStyle::Body].map(|style| describe(route, style)))
+});
+
+/// The description of a paid route for a call style.
+pub fn description(route: PaidRoute, style: CallStyle) -> &'static RouteDescription {
+    let r = match route {
+        PaidRoute::Check => 0,
+        PaidRoute::Memo => 1,
+    };
+    let s = match style {
+        CallStyle::Query => 0,
+        CallStyle::Body => 1,
+    };
+    &DESCRIPTIONS[r][s]
+}
+
+fn describe(route: PaidRoute, style: CallStyle) -> RouteDescription {
+    let example = example_report(route);
+    let request = compact_request();
+    let (info_input, schema_input) = match style {
+        CallStyle::Query => (
+            json!({"type": "http", "method": "GET", "queryParams": {"url": EXAMPLE_URL}}),
+            json!({
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "const": "http"},
+                    "method": {"type": "string", "enum": ["GET"]},
+                    "queryParams": request,
+                },
+                "required": ["type", "method"],
+                "additionalProperties": false,
+            }),
+        ),
+        CallStyle::Body => (
+            json!({"type": "http", "method": "POST", "bodyType": "json", "body": {"url": EXAMPLE_URL}}),
+            json!({
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "const": "http"},
+                    "method": {"type": "string", "enum": ["POST"]},
+                    "bodyType": {"type": "string", "enum": ["json"]},
+                    "body": request,
+                },
+                "required": ["type", "method", "bodyType", "body"],
+                "additionalProperties": false,
+            }),
+        ),
+    };
+    let bazaar = json!({
+        "info": {
+            "input": info_input,
+            "output": {"type": "json", "example": example},
+        },
+        "schema": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "input": schema_input,
+                "output": {
+                    "type": "object",
+                    "properties": {
+                        "type": {"type": "string"},
+                        "example": compact_report(route),
+                    },
+                    "required": ["type"],
+                },
+            },
+            "required": ["input"],
+        },
+    });
+    let url_field = json!({"type": "string", "required": true, "description": URL_DESCRIPTION});
+    let v1_input = match style {
+        CallStyle::Query => json!({
+            "type": "http", "method": "GET", "discoverable": true,
+            "queryParams": {"url": url_field},
+        }),
+        CallStyle::Body => json!({
+            "type": "http", "method": "POST", "discoverable": true, "bodyType": "json",
+            "bodyFields": {"url": url_field},
+        }),
+    };
+    RouteDescription {
+        extensions: json!({"bazaar": bazaar}),
+        output_schema: json!({"input": v1_input, "output": example}),
+    }
+}
+
+/// When every example was checked: a fixed instant.
+const EXAMPLE_CHECKED_AT: UtcMillis = UtcMillis(1_767_225_600_000);
+
+/// An example report of a paid route, graded by the core from the service's own challenge
+/// (POPULATED for check, BOUND for memo): real in every field but the three published
+/// sentences (abridged) and the signature (no key's).
+pub fn example_report(route: PaidRoute) -> Value {
+    let target = vet_target_url(EXAMPLE_URL, AddressRule::PublicOnly).expect("a public URL");
+    let served = |memo: &str| {
+        let challenge = own_challenge(&ChallengeTerms {
+            resource_url: EXAMPLE_URL,
+            description: "One example verdict",
+            pay_to: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+            fee_payer: "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1",
+            token_account: "5Hr7wZg7oBpVhH5nngRqzr5W7ZFUfCsfEhbziZJak7fr",
+            memo,
+        });
+        FetchOutcome::Captured(Capture {
+            status: 402,
+            payment_required: Some(challenge.payment_required.into_bytes()),
+            body: CapturedBody::Complete(challenge.body),
+        })
+    };
+    let report = match route {
+        PaidRoute::Check => check_report(
+            &target,
+            grade_check(target.as_str(), &served("pvm_example_1")),
+            EXAMPLE_CHECKED_AT,
+            false,
+        ),
+        PaidRoute::Memo => memo_report(
+            &target,
+            grade_memo(&served("pvm_example_1"), &served("pvm_example_2")),
+            EXAMPLE_CHECKED_AT,
+            false,
+        ),
+    }
+    .expect("the example instant is in range");
+    let mut report = serde_json::to_value(report).expect("a report serialises");
+    // Compact: the three published sentences (hundreds of bytes each, the same in every
+    // report of the op) are named, not repeated; a real report carries them in full.
+    let (honesty, retention) = match route {
+        PaidRoute::Check => ("honesty_line", "retention"),
+        PaidRoute::Memo => ("memo_op.boundary_statement", "memo_op.custody"),
+    };
+    report["disclosure"] = json!("(abridged) the criteria's disclosure_sentence, verbatim");
+    report["honesty"] = json!(format!("(abridged) the criteria's {honesty}, verbatim"));
+    report["retention"] = json!(format!("(abridged) the criteria's {retention}, verbatim"));
+    report["signature"] = json!({
+        "alg": SIGNATURE_ALG,
+        "key_id": "payability-example",
+        "value": "example-only-base64url-Ed25519-signature",
+    });
+    report
+}

@@ -1,0 +1,66 @@
+//! `GET /llms.txt`: what this is, where it is, how to pay and how to verify, in a few lines.
+
+use payability_core::challenge::PRICE_USDC_UNITS;
+use payability_core::criteria::{CRITERIA_ID, published};
+
+use super::Base;
+use super::openapi::usd_price;
+use crate::api::Route;
+
+/// The text for a base URL.
+pub(super) fn llms_txt(base: &Base) -> String {
+    let url = |route: Route| base.url(route.path());
+    let price = usd_price(PRICE_USDC_UNITS);
+    let texts = published();
+    let check = url(Route::Check);
+    let memo = url(Route::Memo);
+    format!(
+        "# payability-verdict\n\
+         \n\
+         > Signed, field-level verdicts on whether an x402 endpoint's HTTP 402 challenge is \
+         payable, as served right now to an unauthenticated stranger (criteria {CRITERIA_ID}).\n\
+         \n\
+         Base URL: {base}\n\
+         \n\
+         ## Use\n\
+         \n\
+         - `POST {check}` with `{{\"url\": \"<endpoint>\"}}`, or `GET {check}?url=<endpoint>`: \
+         one fetch, a signed check report (states {check_states}). ${price}.\n\
+         - `POST {memo}` (or `GET ?url=`): two back-to-back fetches, a signed memo-binding \
+         report ({memo_states}). ${price}.\n\
+         - `POST {precheck}` with `{{\"url\", \"op\"?, \"caller\"?}}`: free, the URL policy only \
+         (no fetch; 100 a day, 5,000 ms apart).\n\
+         \n\
+         ## Pay\n\
+         \n\
+         The first request answers 402 with the challenge: the x402 v2 `PAYMENT-REQUIRED` \
+         header (base64 JSON) and the v1 JSON body; ${price} in USDC on Solana, scheme `exact`. \
+         Pay it with any x402 client and repeat the same request with `PAYMENT-SIGNATURE` (v2) \
+         or `X-PAYMENT` (v1). A refused payment answers 402 again with `error` \
+         \"<rule>: <message>\" in both legs; nothing is charged before the URL is accepted.\n\
+         \n\
+         ## Verify\n\
+         \n\
+         Take the key in `{criteria}` `signing_keys` whose `keyId` is the report's \
+         `signature.key_id`; check the report's `checked_at` is inside the key's \
+         `valid_from`..`valid_until`; remove `signature`; serialise the rest with RFC 8785; \
+         verify the base64url `signature.value` with Ed25519 over those bytes.\n\
+         \n\
+         ## Links\n\
+         \n\
+         - {openapi}: every route, the request and report schemas, every rule id\n\
+         - {criteria}: the rule, its interpretations, the verification steps, the refusal \
+         rules, the signing keys\n\
+         - {corpus}: the pinned test corpus (recompute its pin and rerun it: see \
+         `corpus_replay` in {criteria})\n\
+         - {well_known}: the paid resources\n",
+        base = base.url(""),
+        check_states = texts.states.join(", "),
+        memo_states = texts.memo_op.states.join(", "),
+        precheck = url(Route::Precheck),
+        criteria = url(Route::Criteria),
+        openapi = url(Route::OpenApi),
+        corpus = url(Route::Corpus),
+        well_known = url(Route::WellKnownX402),
+    )
+}

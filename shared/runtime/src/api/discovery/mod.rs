@@ -1,0 +1,174 @@
+//! What lets an agent that only has the base URL find, understand, pay and check this
+//! service, all generated from the route table ([`super::Route`]), the closed error list
+//! ([`super::errors`]) and the core's types: `GET /openapi.json` (OpenAPI 3.1),
+//! `GET /.well-known/x402`, `GET /llms.txt`, `GET /corpus` (the committed corpus, as is) and
+//! the discovery description every 402 carries ([`bazaar`]). The documents are free and need
+//! no seed and no store: the criteria function answers them with `/criteria`.
+
+mod bazaar;
+mod llms;
+mod openapi;
+mod schemas;
+
+use http::StatusCode;
+use payability_core::criteria::SigningKeyEntry;
+use serde_json::{Value, json};
+
+pub use bazaar::{CallStyle, EXAMPLE_URL, RouteDescription, description, example_report};
+pub use openapi::openapi_document;
+
+use super::config::ConfigError;
+use super::errors::ApiError;
+use super::respond::{ApiResponse, bytes_response, error, json_response};
+use super::{ApiRequest, Route, reads};
+
+/// The committed corpus, served byte for byte at `GET /corpus`.
+pub const CORPUS_JSON: &[u8] =
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json"));
+
+/// The variable naming the API's public base URL (the criteria function reads only this of
+/// the service's settings).
+const PUBLIC_BASE_URL_VAR: &str = "PAYABILITY_PUBLIC_BASE_URL";
+
+/// What the free documents are built from: the published signing keys and, when
+/// configured, the API's public base URL (else each request's own, as the platform reports it).
+#[derive(Debug, Clone, Default)]
+pub struct Publication {
+    /// The keys `/criteria` publishes.
+    pub keys: Vec<SigningKeyEntry>,
+    /// The configured public base URL (origin and path prefix, no trailing slash).
+    pub public_base_url: Option<String>,
+}
+
+impl Publication {
+    /// The keys and `PAYABILITY_PUBLIC_BASE_URL` (an http(s) URL when set).
+    pub fn with_base_from_env(keys: Vec<SigningKeyEntry>) -> Result<Self, ConfigError> {
+        let base = std::env::var(PUBLIC_BASE_URL_VAR).ok().filter(|v| !v.is_empty());
+        let public_base_url = match base {
+            None => None,
+            Some(text) => Some(Base::parse(&text).map(|base| base.url("")).ok_or(ConfigError {
+                variable: PUBLIC_BASE_URL_VAR,
+                problem: "is not an http(s) URL",
+            })?),
+        };
+        Ok(Self { keys, public_base_url })
+    }
+}
+
+/// The API's public base URL, split: its origin (`servers` in OpenAPI) and its path prefix
+/// (a stage or `/toll/payability`; every OpenAPI path starts with it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    /// `scheme://host[:port]`.
+    pub origin: String,
+    /// `""` or `/segment[/segment…]`, without a trailing slash.
+    pub prefix: String,
+}
+
+impl Base {
+    /// Splits an http(s) base URL; None for anything else (or one with a query or fragment).
+    pub fn parse(base: &str) -> Option<Self> {
+        let url = url::Url::parse(base.trim_end_matches('/')).ok()?;
+        let plain = matches!(url.scheme(), "http" | "https")
+            && url.host().is_some()
+            && url.query().is_none()
+            && url.fragment().is_none()
+            && url.username().is_empty()
+            && url.password().is_none();
+        plain.then(|| Self {
+            origin: url.origin().ascii_serialization(),
+            prefix: url.path().trim_end_matches('/').to_owned(),
+        })
+    }
+
+    /// The path of a route under this base (`/v1/check`).
+    pub fn path(&self, route_path: &str) -> String {
+        format!("{}{route_path}", self.prefix)
+    }
+
+    /// The absolute URL of a route path.
+    pub fn url(&self, route_path: &str) -> String {
+        format!("{}{}", self.origin, self.path(route_path))
+    }
+}
+
+/// `GET /.well-known/x402`: the paid resources, as x402scan's discovery reads them.
+pub fn well_known_x402(base: &Base) -> Value {
+    let resources: Vec<String> =
+        Route::ALL.into_iter().filter(|r| r.paid().is_some()).map(|r| base.url(r.path())).collect();
+    json!({"version": 1, "resources": resources})
+}
+
+/// The answer of a free document route (`None` for any other route). The documents that name
+/// URLs need the base URL: without one they answer 503 `base_url_unknown`.
+pub(super) fn answer_document(
+    route: Route,
+    publication: &Publication,
+    request: &ApiRequest,
+) -> Option<ApiResponse> {
+    let base = publication
+        .public_base_url
+        .as_deref()
+        .or(request.public_base_url.as_deref())
+        .and_then(Base::parse)
+        .ok_or_else(|| error(ApiError::BaseUrlUnknown));
+    let answer = match route {
+        Route::Criteria => reads::criteria_response(publication.keys.clone()),
+        Route::Corpus => bytes_response(StatusCode::OK, "application/json", CORPUS_JSON.to_vec()),
+        Route::OpenApi => match base {
+            Ok(base) => json_response(StatusCode::OK, &openapi_document(&base)),
+            Err(refusal) => refusal,
+        },
+        Route::WellKnownX402 => match base {
+            Ok(base) => json_response(StatusCode::OK, &well_known_x402(&base)),
+            Err(refusal) => refusal,
+        },
+        Route::LlmsTxt => match base {
+            Ok(base) => bytes_response(
+                StatusCode::OK,
+                "text/plain; charset=utf-8",
+                llms::llms_txt(&base).into_bytes(),
+            ),
+            Err(refusal) => refusal,
+        },
+        Route::Precheck | Route::Check | Route::Memo | Route::Metrics => return None,
+    };
+    Some(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_base_splits_into_origin_and_prefix() {
+        let vectors = [
+            ("http://127.0.0.1:8402", Some(("http://127.0.0.1:8402", ""))),
+            ("https://a.example/v1/", Some(("https://a.example", "/v1"))),
+            (
+                "https://A.example:443/toll/payability",
+                Some(("https://a.example", "/toll/payability")),
+            ),
+            ("https://a.example/v1?x=1", None),
+            ("ftp://a.example", None),
+            ("not a url", None),
+        ];
+        for (text, want) in vectors {
+            let got = Base::parse(text);
+            assert_eq!(
+                got.as_ref().map(|b| (b.origin.as_str(), b.prefix.as_str())),
+                want,
+                "{text}"
+            );
+        }
+        let base = Base::parse("https://a.example/v1").unwrap();
+        assert_eq!(base.url("/check"), "https://a.example/v1/check");
+        assert_eq!(well_known_x402(&base)["resources"][1], "https://a.example/v1/memo");
+    }
+
+    #[test]
+    fn the_served_corpus_is_the_committed_file() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json");
+        assert_eq!(std::fs::read(path).unwrap(), CORPUS_JSON);
+    }
+}

@@ -1,0 +1,322 @@
+//! `GET /openapi.json`: OpenAPI 3.1 of every route of [`Route::ALL`] with its methods, the
+//! request and answer schemas ([`super::schemas`]), every error rule with its status
+//! ([`ApiError::all`]) and every payment refusal ([`Refusal::all`]), and `x-payment-info` on
+//! the paid operations in the shape x402 discovery tools read. `servers` is the origin only
+//! and every path carries the base's prefix, so that tools which join `servers` and a path
+//! and tools which take a path as is both reach the route.
+
+use std::collections::BTreeMap;
+
+use http::Method;
+use payability_core::challenge::PRICE_USDC_UNITS;
+use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256, CRITERIA_ID, CRITERIA_REVISION};
+use payability_core::payment::memo::PaidRoute;
+use payability_core::payment::x402::{
+    V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER, V2_RESPONSE_HEADER,
+};
+use serde_json::{Map, Value, json};
+
+use super::Base;
+use super::schemas::{components, reference, report_schema_name};
+use crate::api::Route;
+use crate::api::errors::{ApiError, Refusal};
+
+/// `info.x-guidance`: short, for an agent's first look.
+const GUIDANCE: &str = "Pay per verdict with x402 (USDC on Solana, v1 or v2). Send POST /check \
+{\"url\": \"<x402 endpoint>\"} or GET /check?url=<x402 endpoint> (one fetch, six states); /memo \
+the same (two back-to-back fetches, five states). The first answer is 402: pay its challenge \
+and repeat the same request with PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). The 200 is a report \
+signed with Ed25519 over its RFC 8785 bytes without `signature`; verify it with the key in GET \
+/criteria whose keyId is signature.key_id. POST /precheck is free and checks the URL policy \
+only. A refused payment's 402 says why in `error` (\"<rule>: <message>\").";
+
+/// A price in USDC base units (6 decimals) as USD text with at least two decimals.
+pub(super) fn usd_price(units: &str) -> String {
+    let units: u64 = units.parse().expect("the price is a number of base units");
+    let cents = format!("{:06}", units % 1_000_000);
+    let fraction = cents.trim_end_matches('0');
+    let fraction = if fraction.len() < 2 { &cents[..2] } else { fraction };
+    format!("{}.{fraction}", units / 1_000_000)
+}
+
+/// The OpenAPI document for a base URL.
+pub fn openapi_document(base: &Base) -> Value {
+    let mut paths = Map::new();
+    for route in Route::ALL {
+        let item: Map<String, Value> = route
+            .methods()
+            .iter()
+            .map(|method| (method.as_str().to_ascii_lowercase(), operation(route, method)))
+            .collect();
+        paths.insert(base.path(route.path()), Value::Object(item));
+    }
+    let llms = base.url(Route::LlmsTxt.path());
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "payability-verdict",
+            "version": env!("CARGO_PKG_VERSION"),
+            "summary": "Signed, field-level verdicts on whether an x402 endpoint's 402 challenge is payable",
+            "description": format!(
+                "Fetches an x402 endpoint once (check) or twice back to back (memo) as an \
+                 unauthenticated stranger, grades its 402 challenge by the published rule \
+                 {CRITERIA_ID} (revision {CRITERIA_REVISION}; GET {criteria}) and answers an \
+                 Ed25519-signed report. Nothing fetched is stored.",
+                criteria = base.path(Route::Criteria.path()),
+            ),
+            "contact": {"name": "payability-verdict", "url": llms},
+            "x-guidance": GUIDANCE,
+        },
+        "servers": [{"url": base.origin, "description": "the API's origin; every path carries its prefix"}],
+        "x-agentcash-guidance": {"llmsTxtUrl": llms},
+        "paths": paths,
+        "components": {"schemas": components()},
+        "x-error-rules": ApiError::all().into_iter().map(error_rule).collect::<Vec<_>>(),
+        "x-payment-refusals": Refusal::all().into_iter().map(refusal_rule).collect::<Vec<_>>(),
+    })
+}
+
+/// One error of the closed list: status, rule, message (and `Retry-After` when it asks).
+fn error_rule(error: ApiError) -> Value {
+    let mut rule = json!({
+        "status": error.status().as_u16(),
+        "rule": error.rule(),
+        "message": error.message(),
+    });
+    if let Some(seconds) = error.retry_after() {
+        rule["retry_after_seconds"] = json!(seconds.parse::<u32>().expect("seconds"));
+    }
+    rule
+}
+
+/// One payment refusal: always 402, with a fresh challenge whose `error` is
+/// `"<rule>: <message>"` in both legs.
+fn refusal_rule(refusal: Refusal) -> Value {
+    json!({"status": 402, "rule": refusal.rule(), "message": refusal.message()})
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({"application/json": {"schema": schema}})
+}
+
+/// One operation of a route.
+fn operation(route: Route, method: &Method) -> Value {
+    let verb = method.as_str().to_ascii_lowercase();
+    let mut operation = json!({
+        "operationId": format!("{verb}_{}", route.name()),
+        "summary": summary(route, method),
+        "security": [],
+    });
+    let mut responses = Map::new();
+    match route {
+        Route::Check | Route::Memo => {
+            let paid = route.paid().expect("a paid route");
+            operation["x-payment-info"] = json!({
+                "price": {"mode": "fixed", "currency": "USD", "amount": usd_price(PRICE_USDC_UNITS)},
+                "protocols": [{"x402": {}}],
+            });
+            if method == Method::GET {
+                operation["parameters"] = json!([{
+                    "in": "query",
+                    "name": "url",
+                    "required": true,
+                    "description": super::schemas::URL_DESCRIPTION,
+                    "schema": {"type": "string", "format": "uri"},
+                }]);
+            } else {
+                operation["requestBody"] = json!({
+                    "required": true,
+                    "content": json_content(reference("PaidRequest")),
+                });
+            }
+            operation["description"] = json!(format!(
+                "Without a payment: 402 with the challenge (also to a request without a URL, an \
+                 indexer's probe). With one ({v2} for v2, {v1} for v1): the URL is vetted free \
+                 (400, nothing charged), the payment verified and settled, then the endpoint \
+                 fetched and graded.",
+                v2 = V2_PAYMENT_HEADER.to_ascii_uppercase(),
+                v1 = V1_PAYMENT_HEADER.to_ascii_uppercase(),
+            ));
+            responses.insert("200".into(), report_response(paid));
+            responses.insert("402".into(), challenge_response("the route's challenge"));
+            responses.extend(error_responses());
+        }
+        Route::Precheck => {
+            operation["requestBody"] =
+                json!({"required": true, "content": json_content(reference("PrecheckRequest"))});
+            responses.insert(
+                "200".into(),
+                json!({
+                    "description": "the signed URL-policy answer (no fetch, no verdict)",
+                    "content": json_content(reference("PrecheckAnswer")),
+                }),
+            );
+            responses.insert(
+                "402".into(),
+                challenge_response(
+                    "the free allowance is used (or the last pre-check was under 5,000 ms ago): the challenge of the op's paid route, whose resource names where to pay",
+                ),
+            );
+            responses.extend(error_responses());
+        }
+        Route::Criteria => {
+            responses.insert("200".into(), document_response(
+                "the criteria document: the published text of the rule, its interpretations, how to verify a report, every rule id, the corpus pin and replay, the signing keys",
+                json!({"type": "object", "required": ["criteria_id", "criteria_revision", "verification", "corpus_replay", "api_rules", "signing_keys"]}),
+            ));
+        }
+        Route::Metrics => {
+            responses.insert("200".into(), document_response(
+                "counts per UTC day and the two tripwires (no content, no wallet)",
+                json!({"type": "object", "required": ["as_of_day", "window_days", "today", "window_totals", "tripwires"]}),
+            ));
+        }
+        Route::OpenApi => {
+            responses.insert(
+                "200".into(),
+                document_response("this document", json!({"type": "object"})),
+            );
+        }
+        Route::WellKnownX402 => {
+            responses.insert(
+                "200".into(),
+                document_response("the paid resources", reference("WellKnownX402")),
+            );
+        }
+        Route::LlmsTxt => {
+            responses.insert(
+                "200".into(),
+                json!({
+                    "description": "a short text for agents: what this is, how to pay and verify, links",
+                    "content": {"text/plain": {"schema": {"type": "string"}}},
+                }),
+            );
+        }
+        Route::Corpus => {
+            responses.insert("200".into(), document_response(
+                "the corpus file as committed; its pin is the SHA-256 of its RFC 8785 serialization without sha256",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "id": {"const": CORPUS_ID},
+                        "sha256": {"const": CORPUS_SHA256},
+                        "cases": {"type": "array", "items": {"type": "object"}},
+                    },
+                    "required": ["id", "sha256", "cases"],
+                }),
+            ));
+        }
+    }
+    if route.paid().is_none() && route != Route::Precheck {
+        responses.insert(
+            "default".into(),
+            json!({
+                "description": "a closed-form error (405 method_not_allowed, 503 base_url_unknown, ...)",
+                "content": json_content(reference("Error")),
+            }),
+        );
+    }
+    operation["responses"] = Value::Object(responses);
+    operation
+}
+
+fn summary(route: Route, method: &Method) -> String {
+    let price = usd_price(PRICE_USDC_UNITS);
+    let how = if method == Method::GET { "?url=<endpoint>" } else { "{\"url\"} body" };
+    match route {
+        Route::Check => {
+            format!("Paid (${price}): one fetch of the endpoint ({how}), a signed check report")
+        }
+        Route::Memo => format!(
+            "Paid (${price}): two back-to-back fetches of the endpoint ({how}), a signed memo-binding report"
+        ),
+        Route::Precheck => "Free: the URL policy only, signed (100 a day, 5,000 ms apart)".into(),
+        Route::Criteria => "Free: the criteria document and the signing keys".into(),
+        Route::Metrics => "Free: counts per day and the tripwires".into(),
+        Route::OpenApi => "Free: this OpenAPI document".into(),
+        Route::WellKnownX402 => "Free: the paid resources (x402 discovery)".into(),
+        Route::LlmsTxt => "Free: a short text for agents".into(),
+        Route::Corpus => "Free: the pinned test corpus, as committed".into(),
+    }
+}
+
+fn document_response(description: &str, schema: Value) -> Value {
+    json!({"description": description, "content": json_content(schema)})
+}
+
+/// The 200 of a paid route: the signed report and the settlement header.
+fn report_response(route: PaidRoute) -> Value {
+    let settlement = json!({
+        "description": "the settlement answer, base64 JSON {success, transaction, network, ...}",
+        "schema": {"type": "string"},
+    });
+    json!({
+        "description": "the signed report",
+        "headers": {
+            V2_RESPONSE_HEADER.to_ascii_uppercase(): settlement.clone(),
+            V1_RESPONSE_HEADER.to_ascii_uppercase(): settlement,
+        },
+        "content": json_content(reference(report_schema_name(route))),
+    })
+}
+
+/// A 402: the challenge in both legs, and every refusal rule it can carry.
+fn challenge_response(when: &str) -> Value {
+    json!({
+        "description": format!(
+            "Payment Required: {when}. The x402 v2 PaymentRequired object is the base64 JSON \
+             PAYMENT-REQUIRED header (with extensions.bazaar); the body is the v1 object (with \
+             accepts[0].outputSchema). Both legs' error is \"<rule>: <message>\"."
+        ),
+        "headers": {
+            "PAYMENT-REQUIRED": {
+                "description": "the x402 v2 PaymentRequired object, base64 JSON",
+                "schema": {"type": "string"},
+            },
+        },
+        "content": json_content(reference("PaymentRequiredV1")),
+        "x-rules": Refusal::all().into_iter().map(refusal_rule).collect::<Vec<_>>(),
+    })
+}
+
+/// One response per status of the closed error list, each naming its rules.
+fn error_responses() -> Map<String, Value> {
+    let mut by_status: BTreeMap<u16, Vec<ApiError>> = BTreeMap::new();
+    for error in ApiError::all() {
+        by_status.entry(error.status().as_u16()).or_default().push(error);
+    }
+    by_status
+        .into_iter()
+        .map(|(status, errors)| {
+            let rules: Vec<&str> = errors.iter().map(|e| e.rule()).collect();
+            let mut response = json!({
+                "description": format!("one of: {}", rules.join(", ")),
+                "content": json_content(reference("Error")),
+                "x-rules": errors.iter().map(|e| json!({"rule": e.rule(), "message": e.message()})).collect::<Vec<_>>(),
+            });
+            if errors.iter().any(|e| e.retry_after().is_some()) {
+                response["headers"] = json!({
+                    "Retry-After": {
+                        "description": "seconds before retrying the same request (the rules that ask for it)",
+                        "schema": {"type": "integer"},
+                    },
+                });
+            }
+            (status.to_string(), response)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_are_usd_with_at_least_two_decimals() {
+        for (units, usd) in
+            [("10000", "0.01"), ("1000000", "1.00"), ("1234567", "1.234567"), ("500", "0.0005")]
+        {
+            assert_eq!(usd_price(units), usd, "{units}");
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Every 402 describes its route for the request's method (the bazaar extension in the v2
+//! header, `outputSchema` in the v1 body), validates by the rules of @x402/extensions'
+//! bazaar (`validateDiscoveryExtensionSpec`, and `info` against `schema`), keeps the v2
+//! header under 8 KB, and still grades POPULATED (check) and BOUND (memo) with the core.
+
+use http::Method;
+use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
+use payability_runtime::api::errors::Refusal;
+use serde_json::{Value, json};
+
+use crate::schema::{assert_valid, errors};
+use crate::world::{Answer, BASE, World};
+
+/// x402-conformance P6 warns above this many bytes of `PAYMENT-REQUIRED`.
+const HEADER_WARN_BYTES: usize = 8 * 1024;
+
+/// `validateDiscoveryExtensionSpec` of @x402/extensions 2.27.0, rule for rule.
+fn spec_errors(extension: &Value) -> Vec<String> {
+    let input = &extension["info"]["input"];
+    let mut found = Vec::new();
+    if !input.is_object() {
+        return vec!["info.input is not an object".into()];
+    }
+    if input["type"] != "http" {
+        return vec![format!("info.input.type {}", input["type"])];
+    }
+    let method = input["method"].as_str();
+    let body_methods = ["POST", "PUT", "PATCH"];
+    let methods = ["GET", "HEAD", "DELETE", "POST", "PUT", "PATCH"];
+    if method.is_some_and(|m| !methods.contains(&m)) {
+        found.push(format!("info.input.method {method:?}"));
+    }
+    if let Some(body_type) = input.get("bodyType") {
+        if !["json", "form-data", "text"].contains(&body_type.as_str().unwrap_or("")) {
+            found.push(format!("info.input.bodyType {body_type}"));
+        }
+        if method.is_some_and(|m| !body_methods.contains(&m)) {
+            found.push(format!("bodyType with method {method:?}"));
+        }
+    }
+    found
+}
+
+/// What x402scan's validator extracts from a v2 header (`extractSchemas` of
+/// @agentcash/discovery): the input schema and the output (example) schema.
+fn v2_schemas(header: &Value) -> (bool, bool) {
+    let properties = &header["extensions"]["bazaar"]["schema"]["properties"];
+    let input = &properties["input"]["properties"];
+    let has_input = input["body"].is_object() || input["queryParams"].is_object();
+    let has_output = properties["output"]["properties"]["example"].is_object();
+    (has_input, has_output)
+}
+
+/// Checks one 402 as answered to `method`.
+fn check_described(answer: &Answer, method: &Method, route: &str, at: &str) {
+    assert_eq!(answer.status, 402, "{at}: {}", answer.body);
+    let header = answer.payment_required();
+    let bazaar = &header["extensions"]["bazaar"];
+    assert!(bazaar.is_object(), "{at}: extensions.bazaar");
+    let expected = if method == Method::POST { "POST" } else { "GET" };
+    assert_eq!(bazaar["info"]["input"]["method"], expected, "{at}: the request's method");
+    assert_eq!(spec_errors(bazaar), Vec::<String>::new(), "{at}");
+    // `validateDiscoveryExtension`: info against schema (JSON Schema 2020-12).
+    let schema = &bazaar["schema"];
+    assert_valid(schema, schema, &bazaar["info"], &format!("{at}: info against schema"));
+    assert!(!schema.to_string().contains("$ref"), "{at}: no reference in the bazaar schema");
+    assert_eq!(v2_schemas(&header), (true, true), "{at}: x402scan finds input and output schemas");
+    let output = &bazaar["info"]["output"];
+    assert_eq!(output["type"], "json", "{at}");
+    assert_eq!(output["example"]["op"], route, "{at}: the example is this route's report");
+    // Input: the example request names the example endpoint where the method puts it.
+    let input = &bazaar["info"]["input"];
+    if method == Method::POST {
+        assert_eq!(
+            (&input["bodyType"], &input["body"]["url"]),
+            (&json!("json"), &json!("https://seller.example/api")),
+            "{at}"
+        );
+    } else {
+        assert_eq!(input["queryParams"]["url"], "https://seller.example/api", "{at}");
+        assert!(input.get("bodyType").is_none(), "{at}");
+    }
+
+    // v1: accepts[0].outputSchema, as `extractDiscoveryInfoV1` reads it.
+    if method != Method::HEAD {
+        let offer = &answer.body["accepts"][0];
+        let v1 = &offer["outputSchema"];
+        assert_eq!(v1["input"]["type"], "http", "{at}: v1");
+        assert_eq!(v1["input"]["method"], expected, "{at}: v1 method");
+        assert_ne!(v1["input"]["discoverable"], false, "{at}: v1 discoverable");
+        let fields = if method == Method::POST { "bodyFields" } else { "queryParams" };
+        assert_eq!(v1["input"][fields]["url"]["required"], true, "{at}: v1 {fields}");
+        assert!(v1["output"].is_object(), "{at}: v1 output");
+        assert_eq!(v1["output"], output["example"], "{at}: one example in both legs");
+        assert_eq!(answer.body["error"], header["error"], "{at}: one error in both legs");
+    }
+}
+
+#[tokio::test]
+async fn every_402_describes_its_route_for_the_requests_method() {
+    let world = World::start();
+    for route in ["check", "memo"] {
+        let path = format!("/{route}");
+        let toll = format!("/toll/payability/{route}");
+        let cases = [
+            (Method::GET, path.as_str(), None),
+            (Method::GET, path.as_str(), Some("https://seller.example/api")),
+            (Method::HEAD, path.as_str(), None),
+            (Method::POST, path.as_str(), None),
+            (Method::POST, path.as_str(), Some("https://seller.example/api")),
+            (Method::GET, toll.as_str(), Some("https://seller.example/api")),
+            (Method::POST, toll.as_str(), None),
+        ];
+        for (method, at_path, url) in cases {
+            let answer = world.call(method.clone(), at_path, url).await;
+            check_described(&answer, &method, route, &format!("{method} {at_path} {url:?}"));
+        }
+    }
+    // The pre-check's 402 (the allowance used) describes the op's paid route, as a POST.
+    let body = json!({"url": "https://seller.example/api", "op": "memo"});
+    assert_eq!(world.precheck(body.clone()).await.status, 200);
+    let refused = world.precheck(body).await;
+    check_described(&refused, &Method::POST, "memo", "POST /precheck (too soon)");
+    assert_eq!(refused.payment_required()["resource"]["url"], format!("{BASE}/memo"));
+}
+
+#[tokio::test]
+async fn the_bazaar_example_report_validates_against_its_compact_schema() {
+    let world = World::start();
+    for route in ["check", "memo"] {
+        let header = world.get(&format!("/{route}")).await.payment_required();
+        let bazaar = &header["extensions"]["bazaar"];
+        let example_schema = &bazaar["schema"]["properties"]["output"]["properties"]["example"];
+        let example = &bazaar["info"]["output"]["example"];
+        assert!(errors(example_schema, example_schema, example).is_empty());
+        // A report missing a key, or with an unknown one, does not validate.
+        let mut missing = example.clone();
+        missing.as_object_mut().unwrap().remove("state");
+        assert!(!errors(example_schema, example_schema, &missing).is_empty());
+        let mut extra = example.clone();
+        extra["surprise"] = json!(1);
+        assert!(!errors(example_schema, example_schema, &extra).is_empty());
+    }
+}
+
+fn capture(answer: &Answer) -> FetchOutcome {
+    FetchOutcome::Captured(Capture {
+        status: answer.status,
+        payment_required: answer.header("payment-required").map(|h| h.as_bytes().to_vec()),
+        body: CapturedBody::Complete(answer.bytes.clone()),
+    })
+}
+
+#[tokio::test]
+async fn our_402_stays_under_8_kb_and_grades_populated_and_bound() {
+    // A long public base URL (an API Gateway domain, a stage and the public prefix).
+    let base = "https://abcdefghij.execute-api.ap-southeast-2.amazonaws.com/production-stage/toll/payability";
+    let world = World::with_base(Some(base));
+    let longest_error = Refusal::all().into_iter().map(|r| r.error_text().len()).max().unwrap();
+    for route in ["check", "memo"] {
+        let resource = format!("{base}/{route}");
+        for method in [Method::GET, Method::POST] {
+            let first = world.call(method.clone(), &format!("/{route}"), None).await;
+            let second = world.call(method.clone(), &format!("/{route}"), None).await;
+            let header = first.header("payment-required").unwrap();
+            let served_error = first.payment_required()["error"].as_str().unwrap().len();
+            // The largest this header gets: the longest refusal's error instead of this one
+            // (base64: 4 bytes per 3, rounded up).
+            let worst = header.len() + (longest_error - served_error).div_ceil(3) * 4 + 4;
+            println!(
+                "{method} /{route}: PAYMENT-REQUIRED {} bytes (largest refusal: {worst})",
+                header.len()
+            );
+            assert!(worst < HEADER_WARN_BYTES, "{method} /{route}: {worst} bytes");
+            assert_eq!(
+                grade_check(&resource, &capture(&first)).state,
+                CheckState::Populated,
+                "{method} /{route}"
+            );
+            assert_eq!(
+                grade_memo(&capture(&first), &capture(&second)).state,
+                MemoState::Bound,
+                "{method} /{route}"
+            );
+        }
+    }
+}

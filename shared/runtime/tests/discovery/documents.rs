@@ -1,0 +1,173 @@
+//! `/.well-known/x402`, `/llms.txt`, `/corpus`: their shapes, every document at both of its
+//! paths, and the criteria function (no seed, no store) answering the same documents.
+
+use http::Method;
+use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256};
+use payability_core::signing::canonical_bytes;
+use payability_runtime::api::discovery::CORPUS_JSON;
+use payability_runtime::api::{Publication, Route, answer_criteria};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::world::{Answer, BASE, World};
+
+#[tokio::test]
+async fn well_known_x402_lists_the_paid_routes_and_each_answers_an_unpaid_request_with_402() {
+    let world = World::start();
+    let answer = world.get("/.well-known/x402").await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let expected: Vec<String> = Route::ALL
+        .into_iter()
+        .filter(|r| r.paid().is_some())
+        .map(|r| format!("{BASE}{}", r.path()))
+        .collect();
+    assert_eq!(answer.body, json!({"version": 1, "resources": expected}));
+    for resource in expected {
+        let path = resource.strip_prefix(BASE).unwrap();
+        for method in [Method::GET, Method::POST] {
+            let probe = world.send(World::request(method.clone(), path)).await;
+            assert_eq!(probe.status, 402, "{method} {resource}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
+    let world = World::start();
+    let answer = world.get("/llms.txt").await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("content-type"), Some("text/plain; charset=utf-8"));
+    let text = String::from_utf8(answer.bytes).unwrap();
+    assert!(text.starts_with("# payability-verdict\n"), "{text}");
+    assert!(text.len() < 4_000, "short: {} bytes", text.len());
+    for route in [
+        Route::Check,
+        Route::Memo,
+        Route::Precheck,
+        Route::Criteria,
+        Route::OpenApi,
+        Route::Corpus,
+        Route::WellKnownX402,
+    ] {
+        assert!(text.contains(&format!("{BASE}{}", route.path())), "{}", route.path());
+    }
+    for word in ["PAYMENT-SIGNATURE", "X-PAYMENT", "RFC 8785", "Ed25519", "keyId", "$0.01"] {
+        assert!(text.contains(word), "{word}");
+    }
+}
+
+#[tokio::test]
+async fn the_corpus_is_served_as_committed_and_its_pin_recomputes() {
+    let world = World::start();
+    let answer = world.get("/corpus").await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let committed = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../corpus/payability-corpus-v1.json"
+    ))
+    .unwrap();
+    assert!(answer.bytes == committed, "byte for byte the committed file");
+    assert!(CORPUS_JSON == committed.as_slice());
+    let mut corpus: Value = serde_json::from_slice(&answer.bytes).unwrap();
+    let pin = corpus.as_object_mut().unwrap().remove("sha256").unwrap();
+    let digest = Sha256::digest(canonical_bytes(&corpus));
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!((json!(hex.clone()), hex.as_str()), (pin, CORPUS_SHA256));
+    assert_eq!(corpus["id"], CORPUS_ID);
+}
+
+#[tokio::test]
+async fn every_route_answers_at_both_of_its_paths_with_the_same_thing() {
+    let world = World::start();
+    for route in Route::ALL {
+        if route.methods() != [Method::GET] || route.paid().is_some() {
+            continue;
+        }
+        let [own, public] = route.paths();
+        let (a, b) = (world.get(&own).await, world.get(&public).await);
+        assert_eq!((a.status, b.status), (200, 200), "{own} / {public}");
+        assert_eq!(a.header("content-type"), b.header("content-type"), "{own}");
+        if route != Route::Metrics {
+            assert!(a.bytes == b.bytes, "{own} and {public} answer the same");
+        }
+        let head = world.send(World::request(Method::HEAD, &public)).await;
+        assert_eq!((head.status, head.bytes.len()), (200, 0), "HEAD {public}");
+        let wrong = world.send(World::request(Method::PUT, &own)).await;
+        assert_eq!(wrong.status, 405, "PUT {own}");
+        assert_eq!(wrong.header("allow"), Some("GET, HEAD, OPTIONS"));
+    }
+}
+
+fn lambda(publication: &Publication, method: Method, path: &str, base: Option<&str>) -> Answer {
+    let mut request = World::request(method, path);
+    request.public_base_url = base.map(str::to_owned);
+    answer_criteria(&request, publication).into()
+}
+
+#[tokio::test]
+async fn the_criteria_function_answers_every_document_and_nothing_else() {
+    let world = World::start();
+    let publication = Publication { keys: Vec::new(), public_base_url: Some(BASE.to_owned()) };
+    for route in Route::ALL {
+        for path in route.paths() {
+            let method = route.methods()[0].clone();
+            let answer = lambda(&publication, method, &path, None);
+            if route.is_document() {
+                assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+                let served = world.get(&path).await;
+                if route != Route::Criteria {
+                    assert!(
+                        answer.bytes == served.bytes,
+                        "{path}: the function and the service agree"
+                    );
+                }
+            } else {
+                assert_eq!(answer.status, 404, "{path}: not the criteria function's");
+            }
+        }
+    }
+    // Without a configured base it takes the one API Gateway reports; without either,
+    // the documents that name URLs answer 503 and the others still answer.
+    let bare = Publication::default();
+    let answer = lambda(&bare, Method::GET, "/.well-known/x402", Some("https://a.example/v1"));
+    assert_eq!(answer.body["resources"][0], "https://a.example/v1/check");
+    for (path, status) in [
+        ("/openapi.json", 503),
+        ("/llms.txt", 503),
+        ("/.well-known/x402", 503),
+        ("/corpus", 200),
+        ("/criteria", 200),
+    ] {
+        assert_eq!(lambda(&bare, Method::GET, path, None).status, status, "{path}");
+    }
+    assert_eq!(lambda(&bare, Method::POST, "/openapi.json", None).status, 405);
+}
+
+#[tokio::test]
+async fn every_free_json_answer_matches_the_schema_openapi_gives_it() {
+    let world = World::start();
+    let document = world.openapi().await;
+    for route in Route::ALL {
+        if route.methods() != [Method::GET] || route.paid().is_some() {
+            continue;
+        }
+        let ok = &document["paths"][route.path()]["get"]["responses"]["200"]["content"];
+        let answer = world.get(route.path()).await;
+        match ok.get("application/json") {
+            Some(json_content) => {
+                crate::schema::assert_valid(
+                    &document,
+                    &json_content["schema"],
+                    &answer.body,
+                    route.path(),
+                );
+            }
+            None => {
+                assert!(ok["text/plain"].is_object(), "{}", route.path());
+                assert!(answer.header("content-type").unwrap().starts_with("text/plain"));
+            }
+        }
+    }
+}

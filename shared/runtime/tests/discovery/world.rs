@@ -1,0 +1,248 @@
+//! The service under test: a temp SQLite store, a fixed clock, a facilitator URL that refuses
+//! connections (so the configured fee payer is advertised), house checks on, private
+//! targets allowed (the loopback seller), and the requests and answers of `Service::handle`.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use http::{HeaderMap, HeaderValue, Method};
+use payability_core::challenge::{ChallengeTerms, own_challenge};
+use payability_core::policy::AddressRule;
+use payability_runtime::api::config::ServiceConfig;
+use payability_runtime::api::published_keys::KeyPublication;
+use payability_runtime::api::{ApiRequest, ApiResponse, Service};
+use payability_runtime::store::UtcMillis;
+use payability_runtime::store::choice::StoreChoice;
+use payability_runtime::store::sqlite::SqliteStore;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// The operator wallet that is paid.
+pub const OPERATOR_WALLET: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+/// The fee payer advertised (the facilitator cannot be reached).
+pub const FEE_PAYER: &str = "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1";
+/// The house bearer token.
+pub const HOUSE_TOKEN: &str = "house-token-of-the-discovery-tests";
+/// The local base URL the service names (never called).
+pub const BASE: &str = "http://127.0.0.1:8402";
+
+/// 2026-03-02T12:00:00.000Z.
+fn clock() -> UtcMillis {
+    UtcMillis(1_772_452_800_000)
+}
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind a loopback port");
+    listener.local_addr().expect("an address").port()
+}
+
+/// A directory under the system temp dir, removed on drop.
+struct ScratchDir(PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An answer, read back.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub bytes: Vec<u8>,
+    pub body: Value,
+}
+
+impl From<ApiResponse> for Answer {
+    fn from(response: ApiResponse) -> Self {
+        let response = response.into_http();
+        let status = response.status().as_u16();
+        let bytes = response.body().clone();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Self { status, headers: response.headers().clone(), bytes, body }
+    }
+}
+
+impl Answer {
+    /// A header's value as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The decoded v2 `PAYMENT-REQUIRED` object.
+    pub fn payment_required(&self) -> Value {
+        let raw = self.header("payment-required").expect("a PAYMENT-REQUIRED header");
+        serde_json::from_slice(&STANDARD.decode(raw).expect("base64")).expect("JSON")
+    }
+}
+
+/// The service and its scratch store.
+pub struct World {
+    pub service: Service<SqliteStore>,
+    _dir: ScratchDir,
+}
+
+impl World {
+    /// The service with the local base URL.
+    pub fn start() -> Self {
+        Self::with_base(Some(BASE))
+    }
+
+    /// The service with this configured public base URL (None: each request's own).
+    pub fn with_base(base: Option<&str>) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir()
+            .join(format!("payability-discovery-{}-{n}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let db = dir.join("store.sqlite3");
+        let store = SqliteStore::open(&db).expect("a SQLite store");
+        let closed = format!("http://127.0.0.1:{}", closed_port());
+        let config = ServiceConfig {
+            operator_wallet: OPERATOR_WALLET.to_owned(),
+            facilitator_url: Some(closed.clone()),
+            fee_payer: Some(FEE_PAYER.to_owned()),
+            solana_rpc_url: None,
+            public_base_url: base.map(str::to_owned),
+            house_token: Some(HOUSE_TOKEN.to_owned()),
+            store: StoreChoice::Embedded(db),
+            address_rule: AddressRule::AllowPrivate,
+            valet_origin: closed,
+            keys: KeyPublication::default(),
+        };
+        let service = Service::new(config, &[9; 32], store, clock).expect("the service");
+        Self { service, _dir: ScratchDir(dir) }
+    }
+
+    /// A request without a body, query or payment.
+    pub fn request(method: Method, path: &str) -> ApiRequest {
+        ApiRequest {
+            method,
+            path: path.to_owned(),
+            query: None,
+            headers: HeaderMap::new(),
+            body: Vec::new(),
+            source_ip: Some(Ipv4Addr::new(192, 0, 2, 1).into()),
+            public_base_url: None,
+            request_id: "discovery-test".to_owned(),
+        }
+    }
+
+    /// Answers a request.
+    pub async fn send(&self, request: ApiRequest) -> Answer {
+        self.service.handle(request).await.into()
+    }
+
+    /// `GET <path>`.
+    pub async fn get(&self, path: &str) -> Answer {
+        self.send(Self::request(Method::GET, path)).await
+    }
+
+    /// A request of the method with `?url=` (GET, HEAD) or a `{"url"}` body (POST).
+    pub async fn call(&self, method: Method, path: &str, url: Option<&str>) -> Answer {
+        let mut request = Self::request(method.clone(), path);
+        if let Some(url) = url {
+            if method == Method::POST {
+                request.body = serde_json::to_vec(&serde_json::json!({"url": url})).unwrap();
+            } else {
+                let encoded: String =
+                    url::form_urlencoded::byte_serialize(url.as_bytes()).collect();
+                request.query = Some(format!("url={encoded}"));
+            }
+        }
+        self.send(request).await
+    }
+
+    /// A house check (no payment) of `url` on a paid route.
+    pub async fn house(&self, path: &str, url: &str) -> Answer {
+        let mut request = Self::request(Method::POST, path);
+        request.body = serde_json::to_vec(&serde_json::json!({"url": url})).unwrap();
+        let bearer = HeaderValue::from_str(&format!("Bearer {HOUSE_TOKEN}")).unwrap();
+        request.headers.insert(http::header::AUTHORIZATION, bearer);
+        self.send(request).await
+    }
+
+    /// `POST /precheck` with a JSON body.
+    pub async fn precheck(&self, body: Value) -> Answer {
+        let mut request = Self::request(Method::POST, "/precheck");
+        request.body = serde_json::to_vec(&body).unwrap();
+        self.send(request).await
+    }
+
+    /// The served OpenAPI document.
+    pub async fn openapi(&self) -> Value {
+        let answer = self.get("/openapi.json").await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        answer.body
+    }
+}
+
+/// A loopback seller answering every request with a 402 carrying a challenge of the core's
+/// shape (a fresh memo per answer) for its own URL; it stops when dropped.
+pub struct Seller {
+    addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl Seller {
+    pub async fn start() -> Self {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("bind");
+        let addr = listener.local_addr().expect("an address");
+        let task = tokio::spawn(async move {
+            let mut served = 0u32;
+            while let Ok((mut stream, _)) = listener.accept().await {
+                served += 1;
+                let url = format!("http://{addr}/api");
+                let memo = format!("pvm_seller_{served:04}");
+                let challenge = own_challenge(&ChallengeTerms {
+                    resource_url: &url,
+                    description: "A seller's resource",
+                    pay_to: OPERATOR_WALLET,
+                    fee_payer: FEE_PAYER,
+                    token_account: "5Hr7wZg7oBpVhH5nngRqzr5W7ZFUfCsfEhbziZJak7fr",
+                    memo: &memo,
+                });
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buffer = [0u8; 1024];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16_384 {
+                        match stream.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buffer[..n]),
+                        }
+                    }
+                    let response = format!(
+                        "HTTP/1.1 402 Payment Required\r\ncontent-type: application/json\r\n\
+                         payment-required: {}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        challenge.payment_required,
+                        challenge.body.len()
+                    );
+                    let _ = stream.write_all(response.as_bytes()).await;
+                    let _ = stream.write_all(&challenge.body).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        Self { addr, task }
+    }
+
+    /// The seller's resource URL.
+    pub fn url(&self) -> String {
+        format!("http://{}/api", self.addr)
+    }
+}
+
+impl Drop for Seller {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
