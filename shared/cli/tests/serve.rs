@@ -114,6 +114,9 @@ fn a_precheck_is_signed_and_metered_and_never_fetches() {
     assert_eq!((answer["in_policy"].clone(), answer["op"].clone()), (json!(true), json!("memo")));
     assert!(answer.get("state").is_none() && answer.get("factors").is_none());
     let refused = json!({"url": "ftp://seller.example/", "caller": "So11111111111111111111111111111111111111113"});
+    // Every pre-check also spends its source's allowance (5,000 ms apart): this one comes
+    // from the same loopback source, so it waits out the interval.
+    std::thread::sleep(std::time::Duration::from_millis(5_100));
     let (_, answer) = server.json("POST", "/precheck", &[], &refused);
     assert_eq!(
         (answer["in_policy"].clone(), answer["refusal"]["rule"].clone()),

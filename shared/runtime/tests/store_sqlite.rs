@@ -138,9 +138,28 @@ async fn schema_version_is_recorded_and_a_newer_one_is_refused() {
     let connection = rusqlite::Connection::open(&path).expect("opens");
     let version: i64 =
         connection.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-    assert_eq!(version, 1);
-    connection.pragma_update(None, "user_version", 2).unwrap();
+    assert_eq!(version, 2);
+    connection.pragma_update(None, "user_version", 3).unwrap();
     assert!(matches!(SqliteStore::open(&path), Err(StoreError::Corrupt)), "a newer schema");
+}
+
+#[tokio::test]
+async fn a_version_1_file_gains_the_day0_table_and_keeps_its_rows() {
+    let fixture = SqliteFixture::default();
+    let path = fixture.new_database();
+    let store = SqliteStore::open(&path).expect("creates the schema");
+    store.increment(Counter::Precheck, T0).await.unwrap();
+    drop(store);
+    {
+        let connection = rusqlite::Connection::open(&path).expect("opens");
+        connection.execute_batch("DROP TABLE day0; PRAGMA user_version = 1;").unwrap();
+    }
+    let store = SqliteStore::open(&path).expect("migrates version 1");
+    assert_eq!(store.day0().await, Ok(None));
+    assert_eq!(store.record_day0(T0).await, Ok(Day0Outcome::Recorded));
+    assert_eq!(store.day0().await, Ok(Some(T0)));
+    let today = UtcDay::of(T0).unwrap();
+    assert_eq!(store.days(&today, &today).await.unwrap()[0].counts.get("precheck"), Some(&1));
 }
 
 #[test]

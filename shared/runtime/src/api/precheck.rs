@@ -18,7 +18,7 @@ use super::errors::{ApiError, Refusal};
 use super::paid::parse_body;
 use super::respond::{ApiResponse, error, json_response};
 use super::service::{Offer, Service, Stores};
-use crate::store::{Base58Id, CallerKey, Counter, FreeTierDecision};
+use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
 
 /// The body of a pre-check.
 #[derive(Deserialize)]
@@ -63,19 +63,23 @@ impl<S: Stores> Service<S> {
                 return error(ApiError::OpUnknown);
             }
         };
-        let caller = match body.caller.as_deref() {
+        // Every pre-check spends its source's allowance; one that names a wallet also spends
+        // the wallet's. A request whose source is unknown counts against 0.0.0.0 (shared).
+        let wallet = match body.caller.as_deref() {
             Some(wallet) => match Base58Id::parse(wallet) {
-                Some(wallet) => CallerKey::Wallet(wallet),
+                Some(wallet) => Some(wallet),
                 None => {
                     return error(ApiError::CallerNotAWallet);
                 }
             },
-            None => {
-                CallerKey::SourceIp(request.source_ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)))
-            }
+            None => None,
+        };
+        let caller = FreeCaller {
+            source: request.source_ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+            wallet,
         };
         let now = (self.clock)();
-        match self.store.try_use(&caller, now).await {
+        match self.store.try_use_both(&caller, now).await {
             Ok(FreeTierDecision::Allowed { .. }) => self.count(Counter::Precheck).await,
             Ok(refused) => {
                 self.count(Counter::FreeTierRefusal).await;

@@ -82,12 +82,25 @@ pub trait PaymentClaims: Send + Sync {
     ) -> impl Future<Output = Result<ResumeOutcome, StoreError>> + Send;
 }
 
-/// Free pre-check allowance per caller and UTC day, both rules in one conditional update.
+/// Free pre-check allowance per counter and UTC day, both rules in one conditional update.
 pub trait FreeTier: Send + Sync {
-    /// Uses one pre-check if the caller has one left and the last was long enough ago.
+    /// Uses one pre-check of one counter if it has one left and the last was long enough
+    /// ago ([`CallerKey::allowance`]).
     fn try_use(
         &self,
         caller: &CallerKey,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
+
+    /// Uses one pre-check of the source's allowance and, when the request names a wallet,
+    /// of the wallet's: both must allow. The source is spent first, so a source that is
+    /// refused never touches the wallet it names; when the wallet refuses, the source's use
+    /// is given back (a conditional write: only while that use is still its latest), so a
+    /// refusal by either spends neither. The refusal reported is the source's, else the
+    /// wallet's; `Allowed.used` is the source's count.
+    fn try_use_both(
+        &self,
+        caller: &FreeCaller,
         now: UtcMillis,
     ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
 }
@@ -109,6 +122,17 @@ pub trait Metrics: Send + Sync {
         first_day: &UtcDay,
         last_day: &UtcDay,
     ) -> impl Future<Output = Result<Vec<DayCounts>, StoreError>> + Send;
+
+    /// Records Day-0, the instant of the first outside paid ledger entry, with one
+    /// conditional write: first write wins, a later one writes nothing. Called only after a
+    /// paid (never a house) entry was appended.
+    fn record_day0(
+        &self,
+        at: UtcMillis,
+    ) -> impl Future<Output = Result<Day0Outcome, StoreError>> + Send;
+
+    /// Day-0, once recorded (a strongly consistent read).
+    fn day0(&self) -> impl Future<Output = Result<Option<UtcMillis>, StoreError>> + Send;
 }
 
 /// The per-date cache of published USD/CAD rates.

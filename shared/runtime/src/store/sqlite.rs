@@ -28,7 +28,12 @@ use super::*;
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
-const SCHEMA_VERSION: i64 = 1;
+/// Version 2 added the `day0` table to version 1.
+const SCHEMA_VERSION: i64 = 2;
+
+/// What version 2 adds to version 1: Day-0, one row at most (first write wins).
+const DAY0_TABLE: &str = "CREATE TABLE IF NOT EXISTS day0 (pk TEXT PRIMARY KEY NOT NULL
+     CHECK (pk = 'day0'), at_ms INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
 
 /// The pause between two attempts to switch a new file to WAL.
 const WAL_SWITCH_RETRY: Duration = Duration::from_millis(10);
@@ -210,6 +215,11 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     match version {
         0 => {
             transaction.execute_batch(&SQL.schema)?;
+            transaction.execute_batch(DAY0_TABLE)?;
+            transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        1 => {
+            transaction.execute_batch(DAY0_TABLE)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         SCHEMA_VERSION => {}
@@ -290,16 +300,56 @@ fn ledger_row(row: &Row<'_>) -> Result<LedgerEntry, StoreError> {
     })
 }
 
-/// The free-tier rule on today's counter (`used`, `last_ms`), if the caller has one.
-fn free_tier_decision(counter: Option<(u32, i64)>, now: UtcMillis) -> FreeTierDecision {
+/// The free-tier rule on today's counter (`used`, `last_ms`), if the caller has one, under an
+/// allowance (per day, least interval in ms).
+fn free_tier_decision(
+    counter: Option<(u32, i64)>,
+    now: UtcMillis,
+    (per_day, interval_ms): (u32, i64),
+) -> FreeTierDecision {
     match counter {
         None => FreeTierDecision::Allowed { used: 1 },
-        Some((used, _)) if used >= FREE_PER_DAY => FreeTierDecision::DailyCapReached,
-        Some((_, last_ms)) if last_ms > now.0.saturating_sub(FREE_MIN_INTERVAL_MS) => {
+        Some((used, _)) if used >= per_day => FreeTierDecision::DailyCapReached,
+        Some((_, last_ms)) if last_ms > now.0.saturating_sub(interval_ms) => {
             FreeTierDecision::TooSoon
         }
         Some((used, _)) => FreeTierDecision::Allowed { used: used + 1 },
     }
+}
+
+/// Decides one counter inside a write transaction without writing.
+fn free_tier_read(
+    transaction: &Transaction<'_>,
+    caller: &CallerKey,
+    key: &str,
+    now: UtcMillis,
+) -> Result<FreeTierDecision, StoreError> {
+    let counter = transaction
+        .prepare_cached("SELECT used, last_ms FROM free_tier WHERE pk = ?1")?
+        .query_row(params![key], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    Ok(free_tier_decision(counter, now, caller.allowance()))
+}
+
+/// Writes an allowed use of one counter inside a write transaction.
+fn free_tier_spend(
+    transaction: &Transaction<'_>,
+    key: &str,
+    used: u32,
+    now: UtcMillis,
+) -> Result<(), StoreError> {
+    // The counter outlives its day by FREE_TIER_TTL_MS.
+    let day_end = now.0.div_euclid(DAY_MS).saturating_add(1).saturating_mul(DAY_MS);
+    let expires_at = epoch_seconds(day_end.saturating_add(FREE_TIER_TTL_MS));
+    transaction
+        .prepare_cached(
+            "INSERT INTO free_tier (pk, used, last_ms, expires_at)
+             VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (pk) DO UPDATE SET used = excluded.used,
+                 last_ms = excluded.last_ms",
+        )?
+        .execute(params![key, used, now.0, expires_at])?;
+    Ok(())
 }
 
 /// Epoch seconds (the DynamoDB TTL unit) of an instant in milliseconds.
@@ -484,26 +534,43 @@ impl FreeTier for SqliteStore {
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
         let key = caller.key(&UtcDay::of(now).ok_or(StoreError::Corrupt)?);
-        // The counter outlives its day by FREE_TIER_TTL_MS.
-        let day_end = now.0.div_euclid(DAY_MS).saturating_add(1).saturating_mul(DAY_MS);
-        let expires_at = epoch_seconds(day_end.saturating_add(FREE_TIER_TTL_MS));
+        let caller = caller.clone();
         self.in_write_transaction(move |transaction| {
-            let counter = transaction
-                .prepare_cached("SELECT used, last_ms FROM free_tier WHERE pk = ?1")?
-                .query_row(params![key], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
-            let decision = free_tier_decision(counter, now);
+            let decision = free_tier_read(transaction, &caller, &key, now)?;
             if let FreeTierDecision::Allowed { used } = decision {
-                transaction
-                    .prepare_cached(
-                        "INSERT INTO free_tier (pk, used, last_ms, expires_at)
-                         VALUES (?1, ?2, ?3, ?4)
-                         ON CONFLICT (pk) DO UPDATE SET used = excluded.used,
-                             last_ms = excluded.last_ms",
-                    )?
-                    .execute(params![key, used, now.0, expires_at])?;
+                free_tier_spend(transaction, &key, used, now)?;
             }
             Ok(decision)
+        })
+        .await
+    }
+
+    /// Both counters in one transaction: written only when both allow.
+    async fn try_use_both(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
+        let counters: Vec<(CallerKey, String)> = std::iter::once(caller.source_key())
+            .chain(caller.wallet_key())
+            .map(|counter| {
+                let key = counter.key(&day);
+                (counter, key)
+            })
+            .collect();
+        self.in_write_transaction(move |transaction| {
+            let mut spends = Vec::with_capacity(counters.len());
+            for (counter, key) in &counters {
+                match free_tier_read(transaction, counter, key, now)? {
+                    FreeTierDecision::Allowed { used } => spends.push((key, used)),
+                    refused => return Ok(refused),
+                }
+            }
+            for (key, used) in &spends {
+                free_tier_spend(transaction, key, *used, now)?;
+            }
+            Ok(FreeTierDecision::Allowed { used: spends[0].1 })
         })
         .await
     }
@@ -545,6 +612,29 @@ impl Metrics for SqliteStore {
                 }
             }
             Ok(days)
+        })
+        .await
+    }
+
+    async fn record_day0(&self, at: UtcMillis) -> Result<Day0Outcome, StoreError> {
+        self.in_write_transaction(move |transaction| {
+            let inserted = transaction
+                .prepare_cached(
+                    "INSERT INTO day0 (pk, at_ms) VALUES (?1, ?2) ON CONFLICT (pk) DO NOTHING",
+                )?
+                .execute(params![DAY0_KEY, at.0])?;
+            Ok(if inserted == 1 { Day0Outcome::Recorded } else { Day0Outcome::AlreadyRecorded })
+        })
+        .await
+    }
+
+    async fn day0(&self) -> Result<Option<UtcMillis>, StoreError> {
+        self.with_connection(move |connection| {
+            let at: Option<i64> = connection
+                .prepare_cached("SELECT at_ms FROM day0 WHERE pk = ?1")?
+                .query_row(params![DAY0_KEY], |row| row.get(0))
+                .optional()?;
+            Ok(at.map(UtcMillis))
         })
         .await
     }
@@ -619,7 +709,8 @@ mod tests {
             (Some((FREE_PER_DAY, now.0)), FreeTierDecision::DailyCapReached),
         ];
         for (counter, want) in cases {
-            assert_eq!(free_tier_decision(counter, now), want, "{counter:?}");
+            let wallet = (FREE_PER_DAY, FREE_MIN_INTERVAL_MS);
+            assert_eq!(free_tier_decision(counter, now, wallet), want, "{counter:?}");
         }
     }
 }

@@ -9,10 +9,19 @@ use payability_core::grade::{CheckState, MemoState};
 pub use payability_core::report::UtcMillis;
 use payability_core::report::{Op, verdict_line};
 
-/// Pre-checks a caller may use per UTC day.
+/// Pre-checks a caller wallet may use per UTC day (the specification's allowance).
 pub const FREE_PER_DAY: u32 = 100;
-/// Least time between two pre-checks of one caller, in milliseconds.
+/// Least time between two pre-checks of one caller wallet, in milliseconds.
 pub const FREE_MIN_INTERVAL_MS: i64 = 5_000;
+/// Pre-checks one source (an IPv4 address, or an IPv6 /64) may use per UTC day, whatever
+/// wallets its requests name: the spec's per-wallet allowance, so one honest caller on one
+/// source gets all of it and no source gets more by rotating wallet strings.
+pub const FREE_PER_SOURCE_PER_DAY: u32 = 100;
+/// Least time between two pre-checks of one source, in milliseconds.
+pub const FREE_SOURCE_MIN_INTERVAL_MS: i64 = 5_000;
+/// The key of the Day-0 item in the metrics store: the UTC instant of the first outside paid
+/// ledger entry (written once, first write wins; house entries never write it).
+pub const DAY0_KEY: &str = "day0";
 /// How often one settled, undelivered payment may be resumed.
 pub const MAX_RESUMES: u32 = 3;
 /// How long after its claim a payment may still be in flight (its original request
@@ -534,36 +543,96 @@ pub enum ResumeOutcome {
     Refused,
 }
 
-/// Who a free pre-check is counted against.
+/// One free-tier allowance (a counter item): a wallet's, or a source's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallerKey {
-    /// The caller's wallet, when the request names one.
+    /// The wallet a request names.
     Wallet(Base58Id),
-    /// The source IP, when it does not.
+    /// The request's source address (API Gateway's `sourceIp`, the peer address under
+    /// `serve`). An IPv6 source counts as its /64 (one subscriber's usual allocation, so
+    /// rotating addresses inside it gains nothing); an IPv4-mapped IPv6 address as its IPv4.
     SourceIp(IpAddr),
 }
 
 impl CallerKey {
-    /// The counter key for a UTC day.
+    /// The counter key for a UTC day: `free:wallet:<wallet>:<day>`, `free:ip:<ipv4>:<day>`
+    /// or `free:ip:<ipv6 /64 network>/64:<day>`.
     pub fn key(&self, day: &UtcDay) -> String {
         match self {
             Self::Wallet(w) => format!("free:wallet:{}:{}", w.as_str(), day.as_str()),
-            Self::SourceIp(ip) => format!("free:ip:{ip}:{}", day.as_str()),
+            Self::SourceIp(ip) => match source_network(*ip) {
+                IpAddr::V4(v4) => format!("free:ip:{v4}:{}", day.as_str()),
+                IpAddr::V6(v6) => format!("free:ip:{v6}/64:{}", day.as_str()),
+            },
         }
     }
+
+    /// The allowance of this counter: pre-checks per UTC day and the least interval in ms.
+    pub fn allowance(&self) -> (u32, i64) {
+        match self {
+            Self::Wallet(_) => (FREE_PER_DAY, FREE_MIN_INTERVAL_MS),
+            Self::SourceIp(_) => (FREE_PER_SOURCE_PER_DAY, FREE_SOURCE_MIN_INTERVAL_MS),
+        }
+    }
+}
+
+/// The network a source address is counted as: an IPv4 address itself, an IPv4-mapped IPv6
+/// address as its IPv4, any other IPv6 address as its /64 network address.
+fn source_network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(
+                u128::from(v6) & 0xffff_ffff_ffff_ffff_0000_0000_0000_0000,
+            )),
+        },
+    }
+}
+
+/// Everything one free pre-check spends: its source's allowance always, and the allowance
+/// of the wallet it names, if any. Both must allow; a refusal by either spends neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreeCaller {
+    /// The request's source address.
+    pub source: IpAddr,
+    /// The wallet the request names (`caller`), if any.
+    pub wallet: Option<Base58Id>,
+}
+
+impl FreeCaller {
+    /// The source's counter.
+    pub fn source_key(&self) -> CallerKey {
+        CallerKey::SourceIp(self.source)
+    }
+
+    /// The named wallet's counter, if any.
+    pub fn wallet_key(&self) -> Option<CallerKey> {
+        self.wallet.clone().map(CallerKey::Wallet)
+    }
+}
+
+/// The outcome of recording Day-0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Day0Outcome {
+    /// This write set Day-0.
+    Recorded,
+    /// Day-0 was set before; nothing was written.
+    AlreadyRecorded,
 }
 
 /// The outcome of asking for a free pre-check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FreeTierDecision {
-    /// Allowed; this is the caller's `used`-th pre-check today.
+    /// Allowed; this is the caller's `used`-th pre-check today (for a [`FreeCaller`]: its
+    /// source's count).
     Allowed {
         /// Pre-checks used today, this one included.
         used: u32,
     },
-    /// The last pre-check was less than 5,000 ms ago.
+    /// The last pre-check was less than the allowance's interval (5,000 ms) ago.
     TooSoon,
-    /// All 100 of today's pre-checks are used.
+    /// All of today's pre-checks (100) are used.
     DailyCapReached,
 }
 

@@ -25,6 +25,8 @@ mod target;
 mod world;
 
 mod basics;
+mod day0;
+mod free_tier;
 mod http_conventions;
 mod kill_points;
 mod replays;

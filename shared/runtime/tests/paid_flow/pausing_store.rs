@@ -163,6 +163,14 @@ impl<S: FreeTier> FreeTier for PausingStore<S> {
     ) -> Result<FreeTierDecision, StoreError> {
         self.around("try_use", self.inner.try_use(caller, now)).await
     }
+
+    async fn try_use_both(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        self.around("try_use_both", self.inner.try_use_both(caller, now)).await
+    }
 }
 
 impl<S: Metrics> Metrics for PausingStore<S> {
@@ -176,6 +184,14 @@ impl<S: Metrics> Metrics for PausingStore<S> {
         last_day: &UtcDay,
     ) -> Result<Vec<DayCounts>, StoreError> {
         self.around("days", self.inner.days(first_day, last_day)).await
+    }
+
+    async fn record_day0(&self, at: UtcMillis) -> Result<Day0Outcome, StoreError> {
+        self.around("record_day0", self.inner.record_day0(at)).await
+    }
+
+    async fn day0(&self) -> Result<Option<UtcMillis>, StoreError> {
+        self.around("day0", self.inner.day0()).await
     }
 }
 

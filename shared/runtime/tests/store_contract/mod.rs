@@ -87,6 +87,11 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
     two_hundred_concurrent_prechecks_yield_one(fixture.clone()).await;
     metrics_counts_are_exact_under_concurrency(fixture.clone()).await;
     metrics_read_at_most_the_last_366_days(&*fixture).await;
+    day0_is_written_once_and_never_counted(&*fixture).await;
+    twenty_concurrent_day0_writers_leave_one_value(fixture.clone()).await;
+    free_precheck_spends_the_source_and_the_named_wallet(&*fixture).await;
+    one_source_rotating_wallets_gets_the_source_allowance(&*fixture).await;
+    an_ipv6_source_counts_as_its_64(&*fixture).await;
     rate_cache_keeps_the_first_rate(&*fixture).await;
 }
 
@@ -480,6 +485,183 @@ async fn metrics_read_at_most_the_last_366_days<F: Fixture>(fixture: &F) {
         let day = today.shifted(-days_before).unwrap();
         assert_eq!(read.iter().any(|c| c.day == day), included, "{days_before} days before");
     }
+}
+
+async fn day0_is_written_once_and_never_counted<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    assert_eq!(store.day0().await, Ok(None), "no Day-0 on a fresh store");
+    store.increment(Counter::Precheck, T0).await.unwrap();
+    assert_eq!(store.record_day0(at(7)).await, Ok(Day0Outcome::Recorded));
+    assert_eq!(store.record_day0(at(3)).await, Ok(Day0Outcome::AlreadyRecorded), "first wins");
+    assert_eq!(store.record_day0(at(9)).await, Ok(Day0Outcome::AlreadyRecorded));
+    assert_eq!(store.day0().await, Ok(Some(at(7))));
+    let other = fixture.another_handle(&store).await;
+    assert_eq!(other.day0().await, Ok(Some(at(7))), "another handle reads it");
+    let today = UtcDay::of(T0).unwrap();
+    let days = store.days(&today.shifted(-300).unwrap(), &today.shifted(60).unwrap()).await;
+    let days = days.unwrap();
+    assert_eq!(days.len(), 1, "Day-0 is no day of counts: {days:?}");
+    assert_eq!(days[0].counts, std::collections::BTreeMap::from([("precheck".to_owned(), 1)]));
+}
+
+async fn twenty_concurrent_day0_writers_leave_one_value<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..20)
+        .map(|n| {
+            let store = handles[n % handles.len()].clone();
+            let when = at(i64::try_from(n).unwrap() * 1_000);
+            tokio::spawn(async move { (when, store.record_day0(when).await) })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            (when, Ok(Day0Outcome::Recorded)) => winners.push(when),
+            (_, Ok(Day0Outcome::AlreadyRecorded)) => {}
+            (_, Err(e)) => panic!("a Day-0 write failed: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "exactly one of 20 concurrent Day-0 writes: {winners:?}");
+    for handle in &handles {
+        assert_eq!(handle.day0().await, Ok(Some(winners[0])), "every handle reads the winner");
+    }
+}
+
+fn source(n: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(198, 51, 100, n))
+}
+
+async fn free_precheck_spends_the_source_and_the_named_wallet<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let victim = wallet(6);
+    let named =
+        |n: u8, wallet: &Base58Id| FreeCaller { source: source(n), wallet: Some(wallet.clone()) };
+    // Source 1 names the victim's wallet: both spent.
+    assert_eq!(
+        store.try_use_both(&named(1, &victim), at(0)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 })
+    );
+    // Source 2 names it 1 ms later: the wallet refuses (too soon) and source 2 is not spent.
+    assert_eq!(store.try_use_both(&named(2, &victim), at(1)).await, Ok(FreeTierDecision::TooSoon));
+    let own = wallet(7);
+    assert_eq!(
+        store.try_use_both(&named(2, &own), at(2)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 }),
+        "a wallet's refusal did not spend the source (count or interval)"
+    );
+    // Source 2 is now too soon: it refuses and the wallet it names is not touched.
+    let third = wallet(8);
+    assert_eq!(store.try_use_both(&named(2, &third), at(3)).await, Ok(FreeTierDecision::TooSoon));
+    assert_eq!(
+        store.try_use(&CallerKey::Wallet(third), at(4)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 }),
+        "a source's refusal did not spend the wallet"
+    );
+    // No wallet named: the source alone.
+    let anonymous = FreeCaller { source: source(3), wallet: None };
+    assert_eq!(
+        store.try_use_both(&anonymous, at(0)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 })
+    );
+    assert_eq!(store.try_use_both(&anonymous, at(1)).await, Ok(FreeTierDecision::TooSoon));
+    // A source that spent its day can no longer burn a named wallet's allowance.
+    let spent = source(4);
+    for n in 0..i64::from(FREE_PER_SOURCE_PER_DAY) {
+        let caller = FreeCaller { source: spent, wallet: None };
+        let decision = store.try_use_both(&caller, at(n * FREE_SOURCE_MIN_INTERVAL_MS)).await;
+        assert!(matches!(decision, Ok(FreeTierDecision::Allowed { .. })), "{n}: {decision:?}");
+    }
+    let later = at(i64::from(FREE_PER_SOURCE_PER_DAY) * FREE_SOURCE_MIN_INTERVAL_MS);
+    let fresh_victim = wallet(9);
+    assert_eq!(
+        store
+            .try_use_both(&FreeCaller { source: spent, wallet: Some(fresh_victim.clone()) }, later)
+            .await,
+        Ok(FreeTierDecision::DailyCapReached)
+    );
+    assert_eq!(
+        store.try_use(&CallerKey::Wallet(fresh_victim), later).await,
+        Ok(FreeTierDecision::Allowed { used: 1 }),
+        "the exhausted source left the named wallet untouched"
+    );
+}
+
+/// A random-looking base58 wallet string per n.
+fn rotating_wallet(n: u32) -> Base58Id {
+    const ALPHABET: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    let mut state = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let text: String = (0..44)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(ALPHABET[usize::try_from(state % 58).unwrap()])
+        })
+        .collect();
+    Base58Id::parse(&text).unwrap()
+}
+
+async fn one_source_rotating_wallets_gets_the_source_allowance<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let farm = source(50);
+    // 300 wallet strings, 5 s apart (the interval never refuses): the day's cap does.
+    let mut allowed = 0;
+    for n in 0..300u32 {
+        let caller = FreeCaller { source: farm, wallet: Some(rotating_wallet(n)) };
+        let now = at(i64::from(n) * FREE_SOURCE_MIN_INTERVAL_MS);
+        if let FreeTierDecision::Allowed { .. } = store.try_use_both(&caller, now).await.unwrap() {
+            allowed += 1;
+        }
+    }
+    assert_eq!(allowed, FREE_PER_SOURCE_PER_DAY, "one source, 300 wallets: the source's allowance");
+    // 300 more at once from another source: the interval allows one.
+    let burst = source(51);
+    let mut allowed = 0;
+    for n in 300..600u32 {
+        let caller = FreeCaller { source: burst, wallet: Some(rotating_wallet(n)) };
+        if let FreeTierDecision::Allowed { .. } = store.try_use_both(&caller, at(1)).await.unwrap()
+        {
+            allowed += 1;
+        }
+    }
+    assert_eq!(allowed, 1, "300 wallets within one millisecond from one source");
+}
+
+async fn an_ipv6_source_counts_as_its_64<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let address =
+        |last: u16| IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 2, 0, 0, 0, last));
+    let caller = |last: u16| FreeCaller { source: address(last), wallet: None };
+    assert_eq!(
+        store.try_use_both(&caller(1), at(0)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 })
+    );
+    assert_eq!(
+        store.try_use_both(&caller(2), at(1)).await,
+        Ok(FreeTierDecision::TooSoon),
+        "same /64"
+    );
+    let other = FreeCaller {
+        source: IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 3, 0, 0, 0, 1)),
+        wallet: None,
+    };
+    assert_eq!(
+        store.try_use_both(&other, at(2)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 }),
+        "another /64"
+    );
+    let mapped = FreeCaller { source: "::ffff:198.51.100.77".parse().unwrap(), wallet: None };
+    assert_eq!(store.try_use_both(&mapped, at(0)).await, Ok(FreeTierDecision::Allowed { used: 1 }));
+    let plain = FreeCaller { source: source(77), wallet: None };
+    assert_eq!(
+        store.try_use_both(&plain, at(1)).await,
+        Ok(FreeTierDecision::TooSoon),
+        "mapped IPv4 is the IPv4"
+    );
 }
 
 async fn rate_cache_keeps_the_first_rate<F: Fixture>(fixture: &F) {

@@ -89,7 +89,16 @@ impl<S: Stores> Service<S> {
             Payer::Paid { wallet: delivery.payer.clone(), tx: delivery.tx.clone(), fee_lamports };
         let entry = ledger_entry(&verdict, payer, rate);
         match budget.after_settle(self.store.record(&entry)).await {
-            Some(Ok(AppendOutcome::Appended)) => {}
+            Some(Ok(AppendOutcome::Appended)) => {
+                // An outside paid entry is new: Day-0 is its instant unless one was recorded
+                // before (first write wins). House entries never come here.
+                if !matches!(
+                    budget.after_settle(self.store.record_day0(entry.at)).await,
+                    Some(Ok(_))
+                ) {
+                    tracing::warn!(rule = "day0_write_failed", "Day-0 was not recorded");
+                }
+            }
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
                 let _ = self.store.advance(&payment.id, &Transition::Deliver).await;

@@ -1,5 +1,6 @@
-//! The free-tier table: one counter per caller and UTC day (`used`, `last_ms`, and TTL
-//! `expires_at`, epoch seconds, [`FREE_TIER_TTL_MS`] after the day ends).
+//! The free-tier table: one counter per allowance (a wallet's, a source's) and UTC day
+//! (`used`, `last_ms`, and TTL `expires_at`, epoch seconds, [`FREE_TIER_TTL_MS`] after the
+//! day ends).
 
 use aws_sdk_dynamodb::types::ReturnValue;
 
@@ -7,26 +8,78 @@ use super::DynamoStore;
 use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number};
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
-    CallerKey, DAY_MS, FREE_MIN_INTERVAL_MS, FREE_PER_DAY, FREE_TIER_TTL_MS, FreeTier,
-    FreeTierDecision, StoreError, UtcDay, UtcMillis,
+    CallerKey, DAY_MS, FREE_TIER_TTL_MS, FreeCaller, FreeTier, FreeTierDecision, StoreError,
+    UtcDay, UtcMillis,
 };
 
+/// What spending one counter came to.
+enum Spend {
+    /// Spent: the count now, and the `last_ms` before (None when the counter is new).
+    Allowed { used: u32, previous_last_ms: Option<i64> },
+    /// Refused, nothing written.
+    Refused(FreeTierDecision),
+}
+
 impl FreeTier for DynamoStore {
-    /// Both rules in one conditional `ADD used 1`; only when it is refused, a consistent
-    /// read says which rule refused it (the rule itself was enforced by the write).
     async fn try_use(
         &self,
         caller: &CallerKey,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
         let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
-        let key = caller.key(&day);
+        Ok(match self.spend(caller, &caller.key(&day), now).await? {
+            Spend::Allowed { used, .. } => FreeTierDecision::Allowed { used },
+            Spend::Refused(decision) => decision,
+        })
+    }
+
+    /// The source first; then the wallet; a wallet refusal gives the source's use back.
+    async fn try_use_both(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
+        let source = caller.source_key();
+        let source_key = source.key(&day);
+        let (used, previous_last_ms) = match self.spend(&source, &source_key, now).await? {
+            Spend::Allowed { used, previous_last_ms } => (used, previous_last_ms),
+            Spend::Refused(decision) => return Ok(decision),
+        };
+        let Some(wallet) = caller.wallet_key() else {
+            return Ok(FreeTierDecision::Allowed { used });
+        };
+        let refused = match self.spend(&wallet, &wallet.key(&day), now).await {
+            Ok(Spend::Allowed { .. }) => return Ok(FreeTierDecision::Allowed { used }),
+            Ok(Spend::Refused(decision)) => Ok(decision),
+            Err(error) => Err(error),
+        };
+        if self.give_back(&source_key, now, previous_last_ms).await.is_err() {
+            tracing::warn!(
+                rule = "free_tier_give_back_failed",
+                "a source's use was not given back"
+            );
+        }
+        refused
+    }
+}
+
+impl DynamoStore {
+    /// Both rules of one counter in one conditional `ADD used 1`; only when it is refused, a
+    /// consistent read says which rule refused it (the rule itself was enforced by the write).
+    async fn spend(
+        &self,
+        caller: &CallerKey,
+        key: &str,
+        now: UtcMillis,
+    ) -> Result<Spend, StoreError> {
+        let (per_day, interval_ms) = caller.allowance();
         let day_end = now.0.saturating_sub(now.0.rem_euclid(DAY_MS)).saturating_add(DAY_MS);
         let update = self
             .client
             .update_item()
             .table_name(&self.tables.free_tier)
-            .set_key(Some(key_of(key.clone())))
+            .set_key(Some(key_of(key)))
             .update_expression("ADD #used :one SET #last = :now, #expires = :expires")
             .condition_expression(
                 "attribute_not_exists(#pk) OR (#used < :max AND #last <= :spaced_since)",
@@ -41,17 +94,19 @@ impl FreeTier for DynamoStore {
                 ":expires",
                 number(epoch_seconds(day_end.saturating_add(FREE_TIER_TTL_MS))),
             )
-            .expression_attribute_values(":max", number(FREE_PER_DAY))
-            .expression_attribute_values(
-                ":spaced_since",
-                number(now.0.saturating_sub(FREE_MIN_INTERVAL_MS)),
-            )
-            .return_values(ReturnValue::UpdatedNew)
+            .expression_attribute_values(":max", number(per_day))
+            .expression_attribute_values(":spaced_since", number(now.0.saturating_sub(interval_ms)))
+            .return_values(ReturnValue::AllOld)
             .send()
             .await;
         if let Conditional::Written(output) = conditional(update)? {
-            let used = read_number(output.attributes().ok_or(StoreError::Corrupt)?, "used")?;
-            return Ok(FreeTierDecision::Allowed { used });
+            return Ok(match output.attributes().filter(|old| !old.is_empty()) {
+                None => Spend::Allowed { used: 1, previous_last_ms: None },
+                Some(old) => Spend::Allowed {
+                    used: read_number::<u32>(old, "used")?.saturating_add(1),
+                    previous_last_ms: Some(read_number(old, "last_ms")?),
+                },
+            });
         }
         let read = self
             .client
@@ -63,10 +118,37 @@ impl FreeTier for DynamoStore {
             .await
             .map_err(unavailable)?;
         let used: u32 = read_number(read.item().ok_or(StoreError::Corrupt)?, "used")?;
-        Ok(if used >= FREE_PER_DAY {
+        Ok(Spend::Refused(if used >= per_day {
             FreeTierDecision::DailyCapReached
         } else {
             FreeTierDecision::TooSoon
-        })
+        }))
+    }
+
+    /// Undoes a use spent at `now`, only while it is still the counter's latest (`last_ms =
+    /// now`, which the interval makes ours): `used` down by one, `last_ms` back to what it
+    /// was (0 for a counter this use created, which allows the next use at once).
+    async fn give_back(
+        &self,
+        key: &str,
+        now: UtcMillis,
+        previous_last_ms: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let given = self
+            .client
+            .update_item()
+            .table_name(&self.tables.free_tier)
+            .set_key(Some(key_of(key)))
+            .update_expression("ADD #used :minus_one SET #last = :previous")
+            .condition_expression("#last = :now AND #used >= :one")
+            .expression_attribute_names("#used", "used")
+            .expression_attribute_names("#last", "last_ms")
+            .expression_attribute_values(":minus_one", number(-1))
+            .expression_attribute_values(":one", number(1))
+            .expression_attribute_values(":now", number(now.0))
+            .expression_attribute_values(":previous", number(previous_last_ms.unwrap_or(0)))
+            .send()
+            .await;
+        conditional(given).map(drop)
     }
 }

@@ -1,5 +1,7 @@
 //! The metrics table: one item per UTC day (`metrics:<day>`), one number attribute per
-//! counter name.
+//! counter name; and the Day-0 item (`day0`, one number attribute `at_ms`), written once by an
+//! `UpdateItem` conditional on `attribute_not_exists(pk)` (the check and memo functions may
+//! only update this table) and read with the `BatchGetItem` the metrics function already has.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -7,11 +9,15 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 
 use super::DynamoStore;
-use super::attributes::{Item, KEY, key_of, number};
-use super::errors::unavailable;
+use super::attributes::{Item, KEY, key_of, number, read_number};
+use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
-    Counter, DAY_MS, DayCounts, MAX_METRICS_DAYS, Metrics, StoreError, UtcDay, UtcMillis,
+    Counter, DAY_MS, DAY0_KEY, Day0Outcome, DayCounts, MAX_METRICS_DAYS, Metrics, StoreError,
+    UtcDay, UtcMillis,
 };
+
+/// The Day-0 item's attribute: the instant, epoch milliseconds.
+const DAY0_ATTRIBUTE: &str = "at_ms";
 
 /// Keys per BatchGetItem request (the service's limit).
 const BATCH_KEYS: usize = 100;
@@ -67,6 +73,32 @@ impl Metrics for DynamoStore {
         }
         counted.sort_by(|a, b| a.day.cmp(&b.day));
         Ok(counted)
+    }
+
+    async fn record_day0(&self, at: UtcMillis) -> Result<Day0Outcome, StoreError> {
+        let written = self
+            .client
+            .update_item()
+            .table_name(&self.tables.metrics)
+            .set_key(Some(key_of(DAY0_KEY)))
+            .update_expression("SET #at = :at")
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", KEY)
+            .expression_attribute_names("#at", DAY0_ATTRIBUTE)
+            .expression_attribute_values(":at", number(at.0))
+            .send()
+            .await;
+        Ok(match conditional(written)? {
+            Conditional::Written(_) => Day0Outcome::Recorded,
+            Conditional::ConditionFailed => Day0Outcome::AlreadyRecorded,
+        })
+    }
+
+    async fn day0(&self) -> Result<Option<UtcMillis>, StoreError> {
+        match self.batch_get(vec![key_of(DAY0_KEY)]).await?.first() {
+            None => Ok(None),
+            Some(item) => Ok(Some(UtcMillis(read_number(item, DAY0_ATTRIBUTE)?))),
+        }
     }
 }
 
