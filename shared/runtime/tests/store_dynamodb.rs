@@ -12,8 +12,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use aws_sdk_dynamodb::types::AttributeValue;
 use payability_core::grade::CheckState;
-use payability_runtime::store::dynamodb::{DynamoStore, RequestBounds, TableNames, create_tables};
+use payability_runtime::store::dynamodb::{
+    DynamoStore, METRICS_SHARDS, RequestBounds, TableNames, create_tables,
+};
 use payability_runtime::store::*;
 use store_contract::{Fixture, T0, run_all};
 use tokio::net::TcpListener;
@@ -413,4 +416,188 @@ fn payment_id(n: u32) -> PaymentId {
     let mut id = [0; 32];
     id[..4].copy_from_slice(&n.to_le_bytes());
     PaymentId(id)
+}
+
+/// Every item of the metrics table, by key.
+async fn metrics_items(
+    store: &DynamoStore,
+) -> std::collections::BTreeMap<String, std::collections::HashMap<String, AttributeValue>> {
+    let mut items = std::collections::BTreeMap::new();
+    let mut pages = store
+        .client()
+        .scan()
+        .table_name(&store.tables().metrics)
+        .consistent_read(true)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        for item in page.expect("metrics scanned").items() {
+            let Some(AttributeValue::S(key)) = item.get("pk") else { panic!("no key: {item:?}") };
+            items.insert(key.clone(), item.clone());
+        }
+    }
+    items
+}
+
+/// A day's counts are written to random shards (`metrics:<day>#<shard>`), the ledger's
+/// count too, and a read sums every shard and an unsharded item written before sharding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_writes_spread_over_shards_and_reads_sum_them() {
+    const WRITES: u64 = 64;
+    for (server, endpoint) in local_servers() {
+        let fixture = DynamoFixture::new(&server, &endpoint);
+        let store = fixture.fresh().await;
+        let today = UtcDay::of(T0).unwrap();
+        for _ in 0..WRITES {
+            store.increment(Counter::Precheck, T0).await.unwrap();
+        }
+        let recorded = if fixture.transactions {
+            let entry = LedgerEntry {
+                payer: Payer::Paid { wallet: None, tx: tx_of(1), fee_lamports: None },
+                at: T0,
+                price_usdc_units: 10_000,
+                cad: CadBlock { rate: None, refund: false },
+                criteria_version: CriteriaVersion::current(),
+                verdict: LedgerVerdict::Check {
+                    state: CheckState::Populated,
+                    description_overlong: false,
+                },
+            };
+            assert_eq!(store.record(&entry).await, Ok(AppendOutcome::Appended));
+            1
+        } else {
+            0
+        };
+        let items = metrics_items(&store).await;
+        let mut sums = std::collections::BTreeMap::<String, u64>::new();
+        for (key, item) in &items {
+            let shard = key
+                .strip_prefix(&format!("metrics:{}#", today.as_str()))
+                .and_then(|shard| shard.parse::<u32>().ok())
+                .unwrap_or_else(|| panic!("{server}: not a shard of today: {key}"));
+            assert!(shard < METRICS_SHARDS, "{server}: {key}");
+            for (name, value) in item.iter().filter(|(name, _)| name.as_str() != "pk") {
+                let AttributeValue::N(count) = value else { panic!("{server}: {item:?}") };
+                *sums.entry(name.clone()).or_default() += count.parse::<u64>().unwrap();
+            }
+        }
+        assert!(items.len() > 1, "{server}: {WRITES} writes landed on one shard: {items:?}");
+        assert_eq!(sums.get("precheck"), Some(&WRITES), "{server}");
+        assert_eq!(sums.get("paid_check_populated").copied().unwrap_or(0), recorded, "{server}");
+
+        store
+            .client()
+            .put_item()
+            .table_name(&store.tables().metrics)
+            .item("pk", AttributeValue::S(format!("metrics:{}", today.as_str())))
+            .item("precheck", AttributeValue::N("5".to_owned()))
+            .item("refund", AttributeValue::N("2".to_owned()))
+            .send()
+            .await
+            .unwrap();
+        let days = store.days(&today.shifted(-3).unwrap(), &today).await.unwrap();
+        assert_eq!(days.len(), 1, "{server}: {days:?}");
+        assert_eq!(days[0].day, today);
+        assert_eq!(days[0].counts.get("precheck"), Some(&(WRITES + 5)), "{server}");
+        assert_eq!(days[0].counts.get("refund"), Some(&2), "{server}");
+    }
+}
+
+/// The time of the widest metrics read (366 days, every shard of every day written) on
+/// loopback: `scripts/test -p payability-runtime --test store_dynamodb -- --ignored
+/// --nocapture metrics_read`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check"]
+async fn metrics_read_of_366_days() {
+    const RUNS: u32 = 10;
+    let today = &UtcDay::of(T0).unwrap();
+    let first = &today.shifted(1 - MAX_METRICS_DAYS).unwrap();
+    for (server, endpoint) in local_servers() {
+        let store = &DynamoFixture::new(&server, &endpoint).fresh().await;
+        let only_today = timed(RUNS, |_| async move {
+            assert!(store.days(first, today).await.unwrap().is_empty());
+        })
+        .await;
+        let mut puts = Vec::new();
+        for days_before in 0..MAX_METRICS_DAYS {
+            let day = today.shifted(-days_before).unwrap();
+            for shard in 0..METRICS_SHARDS {
+                puts.push(
+                    aws_sdk_dynamodb::types::WriteRequest::builder()
+                        .put_request(
+                            aws_sdk_dynamodb::types::PutRequest::builder()
+                                .item(
+                                    "pk",
+                                    AttributeValue::S(format!("metrics:{}#{shard}", day.as_str())),
+                                )
+                                .item("precheck", AttributeValue::N("3".to_owned()))
+                                .item("paid_check_populated", AttributeValue::N("1".to_owned()))
+                                .build()
+                                .unwrap(),
+                        )
+                        .build(),
+                );
+            }
+        }
+        for chunk in puts.chunks(25) {
+            let mut pending = chunk.to_vec();
+            while !pending.is_empty() {
+                let written = store
+                    .client()
+                    .batch_write_item()
+                    .request_items(&store.tables().metrics, pending)
+                    .send()
+                    .await
+                    .unwrap();
+                pending = written
+                    .unprocessed_items()
+                    .and_then(|left| left.get(&store.tables().metrics))
+                    .cloned()
+                    .unwrap_or_default();
+            }
+        }
+        let full = timed(RUNS, |_| async move {
+            let days = store.days(first, today).await.unwrap();
+            assert_eq!(days.len(), MAX_METRICS_DAYS as usize);
+            let per_day = u64::from(METRICS_SHARDS) * 3;
+            assert!(days.iter().all(|d| d.counts.get("precheck") == Some(&per_day)));
+        })
+        .await;
+        for (what, durations) in [("empty", only_today), ("every shard written", full)] {
+            let at = |q: usize| durations[durations.len() * q / 100].as_secs_f64() * 1000.0;
+            println!(
+                "{server:<9} days(366) {what:<20} median {:>8.1} ms   max {:>8.1} ms   ({RUNS} reads)",
+                at(50),
+                durations[durations.len() - 1].as_secs_f64() * 1000.0
+            );
+        }
+    }
+}
+
+/// Once a handle has seen Day-0 recorded, its later `record_day0` calls write nothing: the
+/// item removed behind its back stays removed, while a fresh handle writes it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handle_that_saw_day0_writes_it_no_more() {
+    for (server, endpoint) in local_servers() {
+        let fixture = DynamoFixture::new(&server, &endpoint);
+        let store = fixture.fresh().await;
+        let other = fixture.another_handle(&store).await;
+        assert_eq!(store.record_day0(T0).await, Ok(Day0Outcome::Recorded), "{server}");
+        assert_eq!(other.record_day0(T0).await, Ok(Day0Outcome::AlreadyRecorded), "{server}");
+        store
+            .client()
+            .delete_item()
+            .table_name(&store.tables().metrics)
+            .key("pk", AttributeValue::S(DAY0_KEY.to_owned()))
+            .send()
+            .await
+            .unwrap();
+        for handle in [&store, &store.clone(), &other] {
+            assert_eq!(handle.record_day0(T0).await, Ok(Day0Outcome::AlreadyRecorded));
+        }
+        assert_eq!(store.day0().await, Ok(None), "{server}: no write after Day-0 was seen");
+        let fresh = fixture.another_handle(&store).await;
+        assert_eq!(fresh.record_day0(T0).await, Ok(Day0Outcome::Recorded), "{server}");
+        assert_eq!(store.day0().await, Ok(Some(T0)), "{server}");
+    }
 }

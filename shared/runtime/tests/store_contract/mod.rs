@@ -78,6 +78,7 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
         ledger_marks_only_an_unrefunded_paid_entry_refunded(&*fixture).await;
         twenty_concurrent_refunds_of_one_entry_yield_one(fixture.clone()).await;
         twenty_concurrent_records_of_one_entry_count_once(fixture.clone()).await;
+        concurrent_records_and_increments_of_one_day_sum_exactly(fixture.clone()).await;
         no_challenge_value_reaches_any_stored_byte(&*fixture).await;
     }
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
@@ -471,6 +472,36 @@ async fn metrics_counts_are_exact_under_concurrency<F: Fixture>(fixture: Arc<F>)
     }
     assert_eq!(days[1].counts.get("refund"), Some(&1));
     assert!(first.days(&day("2026-11-01"), &day("2026-11-02")).await.unwrap().is_empty());
+}
+
+async fn concurrent_records_and_increments_of_one_day_sum_exactly<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..3 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..60u32)
+        .map(|n| {
+            let store = handles[n as usize % handles.len()].clone();
+            tokio::spawn(async move {
+                if n % 2 == 0 {
+                    let entry = paid_entry(n + 1, check_verdict(CheckState::Populated), None);
+                    assert_eq!(store.record(&entry).await, Ok(AppendOutcome::Appended));
+                } else {
+                    store.increment(Counter::PaidCheck(CheckState::Populated), T0).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let today = UtcDay::of(T0).unwrap();
+    let days = first.days(&today, &today).await.unwrap();
+    assert_eq!(days.len(), 1);
+    let counts = &days[0].counts;
+    assert_eq!(counts.get("paid_check_populated"), Some(&60), "{counts:?}");
+    assert_eq!(counts.len(), 1, "{counts:?}");
 }
 
 async fn metrics_read_at_most_the_last_366_days<F: Fixture>(fixture: &F) {

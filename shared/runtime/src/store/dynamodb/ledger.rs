@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use super::DynamoStore;
 use super::attributes::{Item, KEY, key_of, number, read_text, text};
 use super::errors::{Conditional, conditional, unavailable};
-use super::metrics::day_key;
+use super::metrics::write_key;
 use crate::store::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use crate::store::{
     AppendOutcome, CadRate, FillOutcome, Ledger, LedgerEntry, LedgerKey, RefundOutcome, StoreError,
@@ -16,7 +16,7 @@ use crate::store::{
 
 impl Ledger for DynamoStore {
     /// One `TransactWriteItems`: `Put` the entry if `attribute_not_exists(pk)` and `ADD`
-    /// one to its counter on the day's metrics item; a cancelled transaction whose put
+    /// one to its counter on a random shard of the day's metrics items; a cancelled transaction whose put
     /// failed its condition is [`AppendOutcome::AlreadyRecorded`].
     async fn record(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
         let mut item: Item = ledger_fields(entry)?
@@ -34,7 +34,7 @@ impl Ledger for DynamoStore {
             .map_err(|_| StoreError::Corrupt)?;
         let count = Update::builder()
             .table_name(&self.tables.metrics)
-            .set_key(Some(key_of(day_key(&day))))
+            .set_key(Some(write_key(&day)?))
             .update_expression("ADD #counter :one")
             .expression_attribute_names("#counter", entry.counter().name())
             .expression_attribute_values(":one", number(1))

@@ -14,6 +14,8 @@ mod metrics;
 mod payments;
 mod tables;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use aws_config::SdkConfig;
@@ -22,6 +24,7 @@ use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
 
 pub use attributes::{KEY, TTL_ATTRIBUTE};
+pub use metrics::SHARDS as METRICS_SHARDS;
 pub use tables::{MissingTableVariable, TABLE_VARIABLES, TableNames, create_tables};
 
 use super::StoreError;
@@ -54,6 +57,10 @@ impl RequestBounds {
 pub struct DynamoStore {
     client: Client,
     tables: TableNames,
+    /// Set once this handle (or a clone) has seen Day-0 recorded: Day-0 is never removed, so
+    /// a later [`Metrics::record_day0`](crate::store::Metrics::record_day0) is answered
+    /// without a write, keeping every paid entry off the one `day0` key.
+    day0_known: Arc<AtomicBool>,
 }
 
 impl DynamoStore {
@@ -75,7 +82,7 @@ impl DynamoStore {
                     .build(),
             )
             .build();
-        Self { client: Client::from_conf(config), tables }
+        Self { client: Client::from_conf(config), tables, day0_known: Arc::default() }
     }
 
     /// The tables this store uses.
