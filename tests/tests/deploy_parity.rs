@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use payability_core::payment::memo::PaidRoute;
-use payability_runtime::api::Route;
 use payability_runtime::api::budget::{
     ANSWER_MARGIN, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound, paid_deadline,
 };
+use payability_runtime::api::{Route, emf};
 use payability_runtime::payment::facilitator;
 use payability_runtime::store::dynamodb::{KEY, TABLE_VARIABLES};
 use yaml_serde::{Mapping, Value};
@@ -588,4 +588,265 @@ fn string_leaves(value: &Value) -> Vec<&str> {
 /// A literal long enough and plain enough to be a key or token.
 fn looks_like_secret(text: &str) -> bool {
     text.len() >= 16 && text.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
+}
+
+// ------------------------------------------------------------------------ alarms and dashboard
+
+/// One alarm metric: `(namespace, metric name, dimensions)`.
+type AlarmMetric<'v> = (&'v str, &'v str, BTreeMap<&'v str, &'v Value>);
+
+/// The metric a `Namespace`/`MetricName`/`Dimensions` mapping names, if it names one.
+fn named_metric(metric: &Value) -> Option<AlarmMetric<'_>> {
+    let namespace = literal(&metric["Namespace"])?;
+    let name = literal(&metric["MetricName"]).expect("a MetricName");
+    let dimensions = metric["Dimensions"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .map(|d| (literal(&d["Name"]).expect("a dimension name"), &d["Value"]))
+        .collect();
+    Some((namespace, name, dimensions))
+}
+
+/// Every metric an alarm reads: its top-level metric or each `Metrics[].MetricStat.Metric`
+/// of a metric-math alarm.
+fn alarm_metrics(alarm: &Value) -> Vec<AlarmMetric<'_>> {
+    let properties = &alarm["Properties"];
+    let mut metrics: Vec<_> = named_metric(properties).into_iter().collect();
+    for query in properties["Metrics"].as_sequence().into_iter().flatten() {
+        metrics.extend(named_metric(&query["MetricStat"]["Metric"]));
+    }
+    metrics
+}
+
+fn alarms(template: &Value) -> Vec<(&str, &Value)> {
+    resources_of_type(template, "AWS::CloudWatch::Alarm")
+}
+
+/// The alarms reading `namespace`/`metric` with dimension `dimension` = `!Ref target`.
+fn alarms_on<'t>(
+    template: &'t Value,
+    namespace: &str,
+    metric: &str,
+    dimension: &str,
+    target: &str,
+) -> Vec<(&'t str, &'t Value)> {
+    alarms(template)
+        .into_iter()
+        .filter(|(_, alarm)| {
+            alarm_metrics(alarm).iter().any(|(ns, name, dims)| {
+                *ns == namespace
+                    && *name == metric
+                    && dims.get(dimension).and_then(|v| ref_target(v)) == Some(target)
+            })
+        })
+        .collect()
+}
+
+/// A metric name of the code's EMF list.
+fn emitted(name: &str) -> bool {
+    emf::METRICS.iter().any(|(metric, _)| *metric == name)
+}
+
+/// A `Route` dimension value the EMF lines carry.
+fn route_dimension(value: &str) -> bool {
+    value == "none" || Route::ALL.iter().any(|route| route.name() == value)
+}
+
+#[test]
+fn every_function_has_an_errors_and_a_throttles_alarm() {
+    let template = template();
+    for (binary, (id, _)) in functions(&template) {
+        for metric in ["Errors", "Throttles"] {
+            let found = alarms_on(&template, "AWS/Lambda", metric, "FunctionName", id);
+            assert_eq!(found.len(), 1, "{binary} ({id}): one AWS/Lambda {metric} alarm");
+        }
+    }
+}
+
+#[test]
+fn paid_functions_alarm_on_p99_duration_over_80_percent_of_their_timeout() {
+    let template = template();
+    let functions = functions(&template);
+    let paid: BTreeSet<&str> =
+        Route::ALL.iter().filter(|r| r.paid().is_some()).map(|r| r.function()).collect();
+    assert!(!paid.is_empty());
+    for binary in paid {
+        let (id, function) = functions[binary];
+        let timeout_s = function_property(&template, function, "Timeout").as_u64().expect("s");
+        let found = alarms_on(&template, "AWS/Lambda", "Duration", "FunctionName", id);
+        assert_eq!(found.len(), 1, "{binary}: one Duration alarm");
+        let properties = &found[0].1["Properties"];
+        assert_eq!(literal(&properties["ExtendedStatistic"]), Some("p99"), "{binary}");
+        assert_eq!(
+            properties["Threshold"].as_u64(),
+            Some(timeout_s * 1000 * 8 / 10),
+            "{binary}: the threshold is 80% of the {timeout_s} s timeout, in ms"
+        );
+        assert_eq!(literal(&properties["ComparisonOperator"]), Some("GreaterThanThreshold"));
+    }
+}
+
+#[test]
+fn every_table_has_a_throttling_alarm() {
+    let template = template();
+    for (id, _) in resources_of_type(&template, "AWS::DynamoDB::Table") {
+        for metric in ["ReadThrottleEvents", "WriteThrottleEvents"] {
+            let found = alarms_on(&template, "AWS/DynamoDB", metric, "TableName", id);
+            assert_eq!(found.len(), 1, "{id}: one alarm reads {metric}");
+        }
+    }
+}
+
+#[test]
+fn every_alarm_notifies_the_topic_and_the_email_subscription_is_optional() {
+    let template = template();
+    let alarms = alarms(&template);
+    assert!(!alarms.is_empty());
+    for (id, alarm) in &alarms {
+        let actions = alarm["Properties"]["AlarmActions"].as_sequence().expect("AlarmActions");
+        assert_eq!(actions.len(), 1, "{id}: one alarm action");
+        assert_eq!(ref_target(&actions[0]), Some("AlarmTopic"), "{id}: notifies AlarmTopic");
+        assert!(alarm["Properties"]["AlarmDescription"].as_str().is_some(), "{id}: described");
+    }
+    assert_eq!(
+        literal(&template["Resources"]["AlarmTopic"]["Type"]),
+        Some("AWS::SNS::Topic"),
+        "the alarm topic"
+    );
+    let parameter = &template["Parameters"]["AlarmEmail"];
+    assert_eq!(literal(&parameter["Default"]), Some(""), "AlarmEmail is optional");
+    let subscriptions = resources_of_type(&template, "AWS::SNS::Subscription");
+    assert_eq!(subscriptions.len(), 1, "one subscription");
+    let (id, subscription) = subscriptions[0];
+    assert_eq!(literal(&subscription["Condition"]), Some("HasAlarmEmail"), "{id}: conditional");
+    assert_eq!(ref_target(&subscription["Properties"]["Endpoint"]), Some("AlarmEmail"));
+    assert_eq!(ref_target(&subscription["Properties"]["TopicArn"]), Some("AlarmTopic"));
+    assert_eq!(literal(&subscription["Properties"]["Protocol"]), Some("email"));
+}
+
+#[test]
+fn alarms_read_only_metrics_the_code_emits() {
+    let template = template();
+    let mut read = BTreeSet::new();
+    for (id, alarm) in alarms(&template) {
+        for (namespace, name, dimensions) in alarm_metrics(alarm) {
+            if namespace != emf::NAMESPACE {
+                assert!(["AWS/Lambda", "AWS/DynamoDB"].contains(&namespace), "{id}: {namespace}");
+                continue;
+            }
+            assert!(emitted(name), "{id}: {name} is not in emf::METRICS");
+            let keys: Vec<&str> = dimensions.keys().copied().collect();
+            assert_eq!(keys, [emf::ROUTE], "{id}: {name} is read by its Route dimension");
+            let route = literal(dimensions[emf::ROUTE]).expect("a literal route");
+            assert!(route_dimension(route), "{id}: Route {route} is not a route's name");
+            read.insert(name);
+        }
+    }
+    // Both ratio tripwires, as /metrics computes them, and the free vs paid metric math.
+    for metric in
+        [emf::TRIPWIRE_FREE_USE, emf::TRIPWIRE_REFUNDS, emf::FREE_PRECHECKS, emf::PAID_VERDICTS]
+    {
+        assert!(read.contains(metric), "no alarm reads {metric}");
+    }
+}
+
+#[test]
+fn the_tripwires_are_read_on_a_schedule_through_get_metrics() {
+    let template = template();
+    let functions = functions(&template);
+    let (metrics_id, _) = functions[Route::Metrics.function()];
+    let rules = resources_of_type(&template, "AWS::Events::Rule");
+    assert_eq!(rules.len(), 1, "one schedule");
+    let (rule_id, rule) = rules[0];
+    let properties = &rule["Properties"];
+    assert!(literal(&properties["ScheduleExpression"]).is_some_and(|s| s.starts_with("rate(")));
+    let targets = properties["Targets"].as_sequence().expect("Targets");
+    assert_eq!(targets.len(), 1);
+    let arn = intrinsic(&targets[0]["Arn"], "GetAtt").and_then(Value::as_str);
+    assert_eq!(arn, Some(format!("{metrics_id}.Arn").as_str()), "{rule_id} calls {metrics_id}");
+    let input: serde_json::Value =
+        serde_json::from_str(literal(&targets[0]["Input"]).expect("an Input")).expect("JSON");
+    assert_eq!(input["version"], "2.0", "an HTTP API (v2) event");
+    assert_eq!(input["rawPath"], Route::Metrics.path());
+    assert_eq!(input["requestContext"]["http"]["method"], "GET");
+    assert_eq!(input["requestContext"]["stage"], "$default", "no stage prefix on rawPath");
+    assert_eq!(Route::of_path(input["rawPath"].as_str().unwrap()), Some(Route::Metrics));
+    let permitted = resources_of_type(&template, "AWS::Lambda::Permission").into_iter().any(
+        |(_, permission)| {
+            let p = &permission["Properties"];
+            ref_target(&p["FunctionName"]) == Some(metrics_id)
+                && literal(&p["Principal"]) == Some("events.amazonaws.com")
+                && intrinsic(&p["SourceArn"], "GetAtt").and_then(Value::as_str)
+                    == Some(format!("{rule_id}.Arn").as_str())
+        },
+    );
+    assert!(permitted, "{rule_id} may invoke {metrics_id}");
+}
+
+#[test]
+fn one_dashboard_shows_only_emitted_metrics_and_every_alarm() {
+    let template = template();
+    let dashboards = resources_of_type(&template, "AWS::CloudWatch::Dashboard");
+    assert_eq!(dashboards.len(), 1, "one dashboard");
+    let body = intrinsic(&dashboards[0].1["Properties"]["DashboardBody"], "Sub")
+        .and_then(Value::as_str)
+        .expect("DashboardBody: !Sub <JSON>");
+    // `${X}` and `${X.Arn}` substitutions, kept as their names.
+    let mut plain = String::new();
+    let mut alarm_refs = BTreeSet::new();
+    let mut rest = body;
+    while let Some(at) = rest.find("${") {
+        plain.push_str(&rest[..at]);
+        let end = rest[at..].find('}').expect("a closed ${...}") + at;
+        let name = &rest[at + 2..end];
+        if let Some(alarm) = name.strip_suffix(".Arn") {
+            alarm_refs.insert(alarm.to_owned());
+        }
+        plain.push_str(name);
+        rest = &rest[end + 1..];
+    }
+    plain.push_str(rest);
+    let dashboard: serde_json::Value = serde_json::from_str(&plain).expect("the body is JSON");
+    let mut shown = BTreeSet::new();
+    for widget in dashboard["widgets"].as_array().expect("widgets") {
+        for metric in widget["properties"]["metrics"].as_array().into_iter().flatten() {
+            let metric = metric.as_array().expect("a metric array");
+            match metric[0].as_str() {
+                Some(namespace) => {
+                    assert_eq!(namespace, emf::NAMESPACE);
+                    let name = metric[1].as_str().expect("a metric name");
+                    assert!(emitted(name), "the dashboard shows {name}, not in emf::METRICS");
+                    assert_eq!(metric[2], emf::ROUTE);
+                    assert!(route_dimension(metric[3].as_str().unwrap()), "{metric:?}");
+                    shown.insert(name.to_owned());
+                }
+                None => {
+                    let expression = metric[0]["expression"].as_str().expect("an expression");
+                    for part in expression.split("MetricName=\"").skip(1) {
+                        let name = part.split('"').next().unwrap_or_default();
+                        assert!(emitted(name), "the dashboard searches {name}: not emitted");
+                        shown.insert(name.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    for name in [
+        emf::REQUESTS,
+        emf::LATENCY,
+        emf::PAID_VERDICTS,
+        emf::FREE_PRECHECKS,
+        emf::TRIPWIRE_FREE_USE,
+        emf::TRIPWIRE_REFUNDS,
+    ] {
+        assert!(shown.contains(name), "the dashboard does not show {name}");
+    }
+    let every_alarm: BTreeSet<String> =
+        alarms(&template).into_iter().map(|(id, _)| id.to_owned()).collect();
+    assert_same(
+        "alarms",
+        ("the template's alarms", &every_alarm),
+        ("the dashboard's alarm widget", &alarm_refs),
+    );
 }

@@ -5,6 +5,7 @@
 pub mod budget;
 pub mod config;
 pub mod discovery;
+pub mod emf;
 pub mod errors;
 mod paid;
 mod precheck;
@@ -318,6 +319,7 @@ fn finish(request: &ApiRequest, response: ApiResponse, started: Instant) -> ApiR
         .with_header("access-control-allow-origin", "*")
         .with_header("access-control-expose-headers", CORS_EXPOSE_HEADERS)
         .with_header("cache-control", "no-store");
+    emf::emit(request, &response, u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
     if request.method == Method::HEAD {
         response = response.without_body();
     }

@@ -1,0 +1,432 @@
+//! CloudWatch metrics in Embedded Metric Format: one JSON object per answered request, on its
+//! own line of the function's log (stdout under Lambda), which CloudWatch Logs turns into
+//! metrics in namespace [`NAMESPACE`] without an API call. `template.yaml`'s alarms and
+//! dashboard read these metrics; [`METRICS`] is their one list (the parity test checks every
+//! metric the template names against it).
+//!
+//! Every dimension value and every key comes from a closed list: the route's name
+//! ([`super::Route::name`] or `none`), a verdict state from the published criteria, a rule id
+//! from [`super::errors`]. Nothing of the request (URL, path, query, header value, body) and
+//! nothing fetched is read into the object: the only things read from the response are its
+//! status, its verdict state (a `&'static str`), the `house` flag of our own report and the
+//! rule id of our own error answer, which is looked up in the closed list and replaced by the
+//! list's own string.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use payability_core::criteria::published;
+use serde_json::{Map, Value, json};
+
+use super::errors::{ApiError, Refusal};
+use super::{ApiRequest, ApiResponse, Route};
+
+/// The CloudWatch namespace of every metric.
+pub const NAMESPACE: &str = "Payability";
+
+/// The dimension every metric carries: the route's name (`check`, `precheck`, …, `none`).
+pub const ROUTE: &str = "Route";
+/// The second dimension of [`PAID_VERDICTS`] and [`HOUSE_VERDICTS`]: the verdict state.
+pub const STATE: &str = "State";
+/// The second dimension of [`REFUSALS`]: the rule id of the answer.
+pub const RULE: &str = "Rule";
+
+/// Requests answered (every answer, whatever its status).
+pub const REQUESTS: &str = "Requests";
+/// Milliseconds from the request's arrival to its answer.
+pub const LATENCY: &str = "LatencyMs";
+/// Answers with a 2xx status.
+pub const STATUS_2XX: &str = "Status2xx";
+/// Answers with a 4xx status (402 included).
+pub const STATUS_4XX: &str = "Status4xx";
+/// Answers with a 5xx status.
+pub const STATUS_5XX: &str = "Status5xx";
+/// Free pre-checks answered (200 from `/precheck`): the free use of the tripwire.
+pub const FREE_PRECHECKS: &str = "FreePrechecks";
+/// Paid verdicts delivered (200 from `/check` or `/memo`, not a house check): the paid use
+/// of the tripwire; also by [`STATE`].
+pub const PAID_VERDICTS: &str = "PaidVerdicts";
+/// House verdicts delivered (never paid use); also by [`STATE`].
+pub const HOUSE_VERDICTS: &str = "HouseVerdicts";
+/// Answers carrying a rule id of the closed list (errors and 402 refusals); also by [`RULE`].
+pub const REFUSALS: &str = "Refusals";
+/// Payments the facilitator refused or that did not settle (`payment_not_verified`,
+/// `payment_not_settled`).
+pub const PAYMENT_FAILURES: &str = "PaymentFailures";
+/// The facilitator failed us: [`FACILITATOR_FAILURE_RULES`].
+pub const FACILITATOR_FAILURES: &str = "FacilitatorFailures";
+/// The store could not be reached (`store_unavailable`).
+pub const STORE_FAILURES: &str = "StoreFailures";
+/// 1 when `/metrics` answers that the free-use tripwire fired (armed, since Day-0, free >
+/// 10 x paid), else 0; only on `/metrics` answers. The template reads `/metrics` on a
+/// schedule so this is emitted without a caller.
+pub const TRIPWIRE_FREE_USE: &str = "TripwireFreeUseFired";
+/// 1 when `/metrics` answers that the refund tripwire fired (armed, refunds > 5% of paid use
+/// in a 30-day window: the refunds `payability ledger refund` counted in the store), else 0;
+/// only on `/metrics` answers.
+pub const TRIPWIRE_REFUNDS: &str = "TripwireRefundsFired";
+/// 1 when `/metrics` answers that the tripwires are armed (Day-0 is recorded), else 0.
+pub const TRIPWIRES_ARMED: &str = "TripwiresArmed";
+
+/// The `/metrics` tripwire each tripwire metric mirrors (`fired`, or `armed` for
+/// [`TRIPWIRES_ARMED`]).
+const TRIPWIRE_FLAGS: [(&str, &str, &str); 3] = [
+    (TRIPWIRE_FREE_USE, "free_use_over_10x_paid_use", "fired"),
+    (TRIPWIRE_REFUNDS, "refunds_over_5_percent_in_30_days", "fired"),
+    (TRIPWIRES_ARMED, "free_use_over_10x_paid_use", "armed"),
+];
+
+/// Every metric of the namespace, with its CloudWatch unit: the one list.
+pub const METRICS: [(&str, &str); 15] = [
+    (REQUESTS, "Count"),
+    (LATENCY, "Milliseconds"),
+    (STATUS_2XX, "Count"),
+    (STATUS_4XX, "Count"),
+    (STATUS_5XX, "Count"),
+    (FREE_PRECHECKS, "Count"),
+    (PAID_VERDICTS, "Count"),
+    (HOUSE_VERDICTS, "Count"),
+    (REFUSALS, "Count"),
+    (PAYMENT_FAILURES, "Count"),
+    (FACILITATOR_FAILURES, "Count"),
+    (STORE_FAILURES, "Count"),
+    (TRIPWIRE_FREE_USE, "Count"),
+    (TRIPWIRE_REFUNDS, "Count"),
+    (TRIPWIRES_ARMED, "Count"),
+];
+
+/// Counts a request's object may carry by [`ROUTE`] only (besides [`REQUESTS`] and
+/// [`LATENCY`], which every object carries). Only the counts that are 1 are written: a metric
+/// that never occurs on a route never becomes a billed custom metric, and the alarms fill
+/// missing data with 0.
+const PER_ROUTE_COUNTS: [&str; 7] = [
+    STATUS_2XX,
+    STATUS_4XX,
+    STATUS_5XX,
+    FREE_PRECHECKS,
+    PAYMENT_FAILURES,
+    FACILITATOR_FAILURES,
+    STORE_FAILURES,
+];
+
+/// Rules that mean the facilitator failed us (not the buyer's payment).
+pub const FACILITATOR_FAILURE_RULES: [&str; 4] = [
+    "facilitator_unavailable",
+    "payments_unavailable",
+    "settlement_outcome_unknown",
+    "settlement_already_recorded",
+];
+/// Rules that mean a buyer's payment failed.
+const PAYMENT_FAILURE_RULES: [&str; 2] = ["payment_not_verified", "payment_not_settled"];
+/// The rule that means the store failed.
+const STORE_FAILURE_RULE: &str = "store_unavailable";
+
+/// The unit of a metric of [`METRICS`].
+fn unit(name: &str) -> &'static str {
+    METRICS.iter().find(|(n, _)| *n == name).map_or("Count", |(_, unit)| unit)
+}
+
+/// Every rule id of the closed list ([`ApiError::all`] and [`Refusal::all`]).
+pub fn closed_rules() -> &'static [&'static str] {
+    static RULES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut rules: Vec<&'static str> =
+            ApiError::all().into_iter().map(ApiError::rule).collect();
+        rules.extend(Refusal::all().into_iter().map(Refusal::rule));
+        rules
+    })
+}
+
+/// The rule id of our own error answer (`{"error": {"rule"}}`) or 402 (`"error": "<rule>:
+/// <message>"`), as the closed list's own string; None for a success or anything else.
+fn rule_of(response: &ApiResponse) -> Option<&'static str> {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return None;
+    }
+    let body: Value = serde_json::from_slice(response.body()).ok()?;
+    let named = match body.get("error")? {
+        Value::Object(error) => error.get("rule")?.as_str()?,
+        Value::String(text) => text.split(':').next()?,
+        _ => return None,
+    };
+    closed_rules().iter().copied().find(|rule| *rule == named)
+}
+
+/// The verdict state of a delivered report, if it is one of the published states.
+fn state_of(response: &ApiResponse) -> Option<&'static str> {
+    let state = response.state?;
+    let texts = published();
+    let known = texts.states.iter().chain(texts.memo_op.states.iter()).any(|s| s == state);
+    known.then_some(state)
+}
+
+/// Whether a delivered report of ours says `house: true`.
+fn is_house(response: &ApiResponse) -> bool {
+    serde_json::from_slice::<Value>(response.body())
+        .ok()
+        .and_then(|body| body.get("house").and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
+/// One directive of `_aws.CloudWatchMetrics`.
+fn directive(dimensions: &[&[&str]], metrics: &[&str]) -> Value {
+    let metrics: Vec<Value> =
+        metrics.iter().map(|name| json!({"Name": name, "Unit": unit(name)})).collect();
+    json!({"Namespace": NAMESPACE, "Dimensions": dimensions, "Metrics": metrics})
+}
+
+/// The EMF object of one answered request (`timestamp_ms`: when it was answered).
+pub fn object(
+    request: &ApiRequest,
+    response: &ApiResponse,
+    elapsed_ms: u64,
+    timestamp_ms: u64,
+) -> Value {
+    let route = Route::of_path(&request.path);
+    let status = response.status().as_u16();
+    let rule = rule_of(response);
+    let state = match route.and_then(Route::paid) {
+        Some(_) if status == 200 => state_of(response),
+        _ => None,
+    };
+    let house = state.is_some() && is_house(response);
+    let is = |hit: bool| Value::from(u64::from(hit));
+    let hits = [
+        (200..300).contains(&status),
+        (400..500).contains(&status),
+        (500..600).contains(&status),
+        route == Some(Route::Precheck) && status == 200,
+        rule.is_some_and(|r| PAYMENT_FAILURE_RULES.contains(&r)),
+        rule.is_some_and(|r| FACILITATOR_FAILURE_RULES.contains(&r)),
+        rule == Some(STORE_FAILURE_RULE),
+    ];
+
+    let mut root = Map::new();
+    root.insert(ROUTE.into(), route.map_or("none", Route::name).into());
+    root.insert(REQUESTS.into(), 1.into());
+    root.insert(LATENCY.into(), elapsed_ms.into());
+    let mut per_route = vec![REQUESTS, LATENCY];
+    for (name, hit) in PER_ROUTE_COUNTS.into_iter().zip(hits) {
+        if hit {
+            root.insert(name.into(), 1.into());
+            per_route.push(name);
+        }
+    }
+
+    let mut directives = vec![directive(&[&[ROUTE]], &per_route)];
+    if let Some(state) = state {
+        let verdicts = if house { HOUSE_VERDICTS } else { PAID_VERDICTS };
+        root.insert(STATE.into(), state.into());
+        root.insert(verdicts.into(), 1.into());
+        directives.push(directive(&[&[ROUTE], &[ROUTE, STATE]], &[verdicts]));
+    }
+    if route == Some(Route::Metrics) && status == 200 {
+        let body: Value = serde_json::from_slice(response.body()).unwrap_or_default();
+        let names = TRIPWIRE_FLAGS.map(|(name, tripwire, flag)| {
+            let set = body["tripwires"][tripwire][flag].as_bool().unwrap_or(false);
+            root.insert(name.into(), is(set));
+            name
+        });
+        directives.push(directive(&[&[ROUTE]], &names));
+    }
+    if let Some(rule) = rule {
+        root.insert(RULE.into(), rule.into());
+        root.insert(REFUSALS.into(), 1.into());
+        directives.push(directive(&[&[ROUTE], &[ROUTE, RULE]], &[REFUSALS]));
+    }
+    root.insert("_aws".into(), json!({"Timestamp": timestamp_ms, "CloudWatchMetrics": directives}));
+    Value::Object(root)
+}
+
+thread_local! {
+    /// Lines captured on this thread instead of written (tests).
+    static CAPTURED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+/// From now on, this thread's EMF lines are kept for [`take_captured`] instead of written
+/// (for tests driving `Service::handle` on a current-thread runtime).
+#[doc(hidden)]
+pub fn capture_on_this_thread() {
+    CAPTURED.with(|captured| *captured.borrow_mut() = Some(Vec::new()));
+}
+
+/// The EMF lines captured on this thread so far.
+#[doc(hidden)]
+pub fn take_captured() -> Vec<String> {
+    CAPTURED.with(|captured| captured.borrow_mut().as_mut().map(std::mem::take).unwrap_or_default())
+}
+
+/// Whether this process runs as a Lambda function (the runtime sets the variable), where
+/// stdout is the function's log; `payability serve` writes no EMF.
+fn in_lambda() -> bool {
+    static IN_LAMBDA: OnceLock<bool> = OnceLock::new();
+    *IN_LAMBDA.get_or_init(|| std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some())
+}
+
+/// Writes the EMF line of one answered request: captured on this thread if a test asked,
+/// else to stdout under Lambda, else nowhere.
+pub fn emit(request: &ApiRequest, response: &ApiResponse, elapsed_ms: u64) {
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let captured = CAPTURED.with(|captured| captured.borrow().is_some());
+    if !captured && !in_lambda() {
+        return;
+    }
+    let line = object(request, response, elapsed_ms, now_ms).to_string();
+    if captured {
+        CAPTURED.with(|captured| {
+            if let Some(lines) = captured.borrow_mut().as_mut() {
+                lines.push(line);
+            }
+        });
+    } else {
+        // One write of the whole line: it stays one CloudWatch log event.
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(format!("{line}\n").as_bytes());
+        let _ = out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{HeaderMap, Method, StatusCode};
+
+    use super::*;
+    use crate::api::respond::{error, json_response};
+
+    fn request(path: &str) -> ApiRequest {
+        ApiRequest {
+            method: Method::POST,
+            path: path.to_owned(),
+            query: None,
+            headers: HeaderMap::new(),
+            body: Vec::new(),
+            source_ip: None,
+            public_base_url: None,
+            request_id: "emf-unit".to_owned(),
+        }
+    }
+
+    /// Every metric a directive names is at the root, with a number; every dimension too.
+    fn assert_well_formed(object: &Value) {
+        let directives = object["_aws"]["CloudWatchMetrics"].as_array().expect("directives");
+        for directive in directives {
+            assert_eq!(directive["Namespace"], NAMESPACE);
+            for set in directive["Dimensions"].as_array().unwrap() {
+                for dimension in set.as_array().unwrap() {
+                    assert!(object[dimension.as_str().unwrap()].is_string(), "{object}");
+                }
+            }
+            for metric in directive["Metrics"].as_array().unwrap() {
+                let name = metric["Name"].as_str().unwrap();
+                assert!(METRICS.iter().any(|(n, _)| *n == name), "{name} is not listed");
+                assert!(object[name].is_u64(), "{name}: {object}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_metric_list_has_no_unknown_units() {
+        for (name, unit) in METRICS {
+            assert!(["Count", "Milliseconds"].contains(&unit), "{name}");
+        }
+        for name in PER_ROUTE_COUNTS {
+            assert!(METRICS.iter().any(|(n, _)| *n == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_error_counts_its_rule_and_its_failure_class() {
+        let response = error(ApiError::StoreUnavailable);
+        let object = object(&request("/check"), &response, 12, 1);
+        assert_well_formed(&object);
+        assert_eq!(object[ROUTE], "check");
+        assert_eq!(object[RULE], "store_unavailable");
+        assert_eq!(object[STORE_FAILURES], 1);
+        assert_eq!(object[STATUS_5XX], 1);
+        assert_eq!(object[LATENCY], 12);
+        assert!(object.get(STATE).is_none());
+        assert!(object.get(FREE_PRECHECKS).is_none(), "a count that is 0 is not written");
+        assert!(object.get(STATUS_2XX).is_none(), "a count that is 0 is not written");
+    }
+
+    #[test]
+    fn a_402_counts_its_refusal_rule() {
+        let body = json!({"x402Version": 1, "error": Refusal::NotVerified.error_text()});
+        let response = json_response(StatusCode::PAYMENT_REQUIRED, &body);
+        let object = object(&request("/toll/payability/memo"), &response, 3, 1);
+        assert_well_formed(&object);
+        assert_eq!(object[ROUTE], "memo");
+        assert_eq!(object[RULE], "payment_not_verified");
+        assert_eq!(object[PAYMENT_FAILURES], 1);
+        assert_eq!(object[STATUS_4XX], 1);
+    }
+
+    #[test]
+    fn a_rule_outside_the_closed_list_is_not_a_dimension() {
+        let body = json!({"error": {"rule": "https://canary.example/x", "message": "m"}});
+        let response = json_response(StatusCode::BAD_REQUEST, &body);
+        let object = object(&request("/nowhere"), &response, 0, 1);
+        assert_well_formed(&object);
+        assert_eq!(object[ROUTE], "none");
+        assert!(object.get(RULE).is_none());
+        assert!(!object.to_string().contains("canary"));
+    }
+
+    #[test]
+    fn a_verdict_counts_by_state_and_a_house_one_is_not_paid() {
+        let paid = json_response(StatusCode::OK, &json!({"house": false})).with_state("BOUND");
+        let object_paid = object(&request("/memo"), &paid, 5, 1);
+        assert_well_formed(&object_paid);
+        assert_eq!(object_paid[PAID_VERDICTS], 1);
+        assert_eq!(object_paid[STATE], "BOUND");
+        assert!(object_paid.get(HOUSE_VERDICTS).is_none());
+        let house = json_response(StatusCode::OK, &json!({"house": true})).with_state("POPULATED");
+        let object_house = object(&request("/check"), &house, 5, 1);
+        assert_eq!(object_house[HOUSE_VERDICTS], 1);
+        assert!(object_house.get(PAID_VERDICTS).is_none());
+        let unknown = json_response(StatusCode::OK, &json!({})).with_state("NOT-A-STATE");
+        assert!(object(&request("/check"), &unknown, 5, 1).get(STATE).is_none());
+    }
+
+    #[test]
+    fn a_metrics_answer_mirrors_its_tripwires() {
+        let body = json!({"tripwires": {
+            "free_use_over_10x_paid_use": {"armed": true, "fired": true, "free": 11},
+            "refunds_over_5_percent_in_30_days": {"armed": true, "fired": false},
+        }});
+        let response = json_response(StatusCode::OK, &body);
+        let mut get = request("/metrics");
+        get.method = Method::GET;
+        let read = object(&get, &response, 4, 1);
+        assert_well_formed(&read);
+        assert_eq!(read[TRIPWIRE_FREE_USE], 1);
+        assert_eq!(read[TRIPWIRE_REFUNDS], 0);
+        assert_eq!(read[TRIPWIRES_ARMED], 1);
+        let other = object(&request("/check"), &response, 4, 1);
+        assert!(other.get(TRIPWIRE_FREE_USE).is_none(), "only /metrics answers say");
+    }
+
+    #[test]
+    fn a_free_precheck_is_counted() {
+        let response = json_response(StatusCode::OK, &json!({"in_policy": true}));
+        let object = object(&request("/precheck"), &response, 1, 1);
+        assert_well_formed(&object);
+        assert_eq!(object[FREE_PRECHECKS], 1);
+        assert_eq!(object[STATUS_2XX], 1);
+    }
+
+    #[test]
+    fn capture_keeps_this_threads_lines() {
+        capture_on_this_thread();
+        emit(&request("/criteria"), &json_response(StatusCode::OK, &json!({})), 1);
+        let lines = take_captured();
+        assert_eq!(lines.len(), 1);
+        let object: Value = serde_json::from_str(&lines[0]).unwrap();
+        assert_eq!(object[ROUTE], "criteria");
+    }
+}

@@ -1,0 +1,205 @@
+//! The Embedded Metric Format lines of real answers, driven through `Service::handle` on a temp
+//! SQLite store with a loopback seller: a canary in the submitted URL, in a header value and
+//! in the seller's challenge (body, `PAYMENT-REQUIRED` header and a header of its own) never
+//! reaches an EMF line, and each answer is counted where the alarms and dashboard read it.
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, Ipv4Addr, TcpListener};
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use http::{HeaderMap, HeaderValue, Method};
+use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
+use payability_core::payment::solana::associated_token_account;
+use payability_core::policy::AddressRule;
+use payability_runtime::api::config::ServiceConfig;
+use payability_runtime::api::emf::{self, METRICS, NAMESPACE};
+use payability_runtime::api::published_keys::KeyPublication;
+use payability_runtime::api::{ApiRequest, Service};
+use payability_runtime::store::UtcMillis;
+use payability_runtime::store::choice::StoreChoice;
+use payability_runtime::store::sqlite::SqliteStore;
+use serde_json::{Value, json};
+
+/// The canary: any case of it in an EMF line fails the test.
+const CANARY: &str = "emfcanary";
+const OPERATOR_WALLET: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
+const SELLER: &str = "AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o";
+const BUYER: &str = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+const HOUSE_TOKEN: &str = "house-token-of-the-emf-tests";
+
+fn now() -> UtcMillis {
+    let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    UtcMillis(i64::try_from(ms).unwrap_or(i64::MAX))
+}
+
+/// A seller on loopback whose every answer is a 402 full of the canary; the URL it is asked
+/// about carries the canary in its path and query.
+fn start_seller() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let origin = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let url = format!("{origin}/{CANARY}-path?{CANARY}=q");
+    let resource = url.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let token_account = associated_token_account(SELLER, USDC_MINT).expect("an ATA");
+            let memo = format!("{CANARY}-memo-{}", seen.len());
+            let description = format!("{CANARY} description");
+            let challenge = own_challenge(&ChallengeTerms {
+                resource_url: &resource,
+                description: &description,
+                pay_to: SELLER,
+                fee_payer: FEE_PAYER,
+                token_account: &token_account,
+                memo: &memo,
+            });
+            let head = format!(
+                "HTTP/1.1 402 Payment Required\r\ncontent-type: application/json\r\n\
+                 payment-required: {}\r\nx-{CANARY}: {CANARY}-header\r\n\
+                 content-length: {}\r\nconnection: close\r\n\r\n",
+                challenge.payment_required,
+                challenge.body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&challenge.body);
+        }
+    });
+    url
+}
+
+struct ScratchDir(PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn service(dir: &ScratchDir) -> Service<SqliteStore> {
+    std::fs::create_dir_all(&dir.0).expect("a scratch directory");
+    let db = dir.0.join("store.sqlite3");
+    let store = SqliteStore::open(&db).expect("a fresh SQLite store");
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let config = ServiceConfig {
+        operator_wallet: OPERATOR_WALLET.to_owned(),
+        facilitator_url: None,
+        fee_payer: Some(FEE_PAYER.to_owned()),
+        solana_rpc_url: None,
+        public_base_url: Some("http://127.0.0.1:1".to_owned()),
+        house_token: Some(HOUSE_TOKEN.to_owned()),
+        store: StoreChoice::Embedded(db),
+        address_rule: AddressRule::AllowPrivate,
+        valet_origin: format!("http://127.0.0.1:{closed}"),
+        keys: KeyPublication::default(),
+    };
+    Service::new(config, &[9; 32], store, now).unwrap_or_else(|e| panic!("the service: {e}"))
+}
+
+fn request(path: &str, body: Value, headers: &[(&'static str, String)]) -> ApiRequest {
+    let mut map = HeaderMap::new();
+    map.insert("content-type", HeaderValue::from_static("application/json"));
+    for (name, value) in headers {
+        map.insert(*name, HeaderValue::from_str(value).expect("a header value"));
+    }
+    ApiRequest {
+        method: Method::POST,
+        path: path.to_owned(),
+        query: None,
+        headers: map,
+        body: body.to_string().into_bytes(),
+        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        public_base_url: None,
+        request_id: format!("emf-{CANARY}-request-id"),
+    }
+}
+
+/// Sends one request and returns its status and its one EMF object.
+async fn send(service: &Service<SqliteStore>, request: ApiRequest) -> (u16, Value) {
+    let response = service.handle(request).await;
+    let lines = emf::take_captured();
+    assert_eq!(lines.len(), 1, "one EMF line per request: {lines:?}");
+    let line = &lines[0];
+    assert!(!line.to_ascii_lowercase().contains(CANARY), "an EMF line carries the canary: {line}");
+    assert!(!line.contains(HOUSE_TOKEN), "an EMF line carries the house token: {line}");
+    let object: Value = serde_json::from_str(line).expect("an EMF line is one JSON object");
+    assert_only_listed(&object);
+    (response.status().as_u16(), object)
+}
+
+/// Keys of the object: `_aws`, the dimensions and metrics of [`METRICS`], nothing else.
+fn assert_only_listed(object: &Value) {
+    for (key, value) in object.as_object().expect("an object") {
+        let listed = key == "_aws"
+            || [emf::ROUTE, emf::STATE, emf::RULE].contains(&key.as_str())
+            || METRICS.iter().any(|(name, _)| name == key);
+        assert!(listed, "{key} is neither a dimension nor a listed metric");
+        if key != "_aws" && !value.is_u64() {
+            assert!(value.is_string(), "{key}: {value}");
+        }
+    }
+    for directive in object["_aws"]["CloudWatchMetrics"].as_array().expect("directives") {
+        assert_eq!(directive["Namespace"], NAMESPACE);
+    }
+}
+
+#[tokio::test]
+async fn no_emf_line_carries_a_url_a_header_value_or_a_fetched_value() {
+    emf::capture_on_this_thread();
+    let url = start_seller();
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let dir = ScratchDir(
+        std::env::temp_dir().join(format!("payability-emf-{}-{nanos}", std::process::id())),
+    );
+    let service = service(&dir);
+    let house = [("authorization", format!("Bearer {HOUSE_TOKEN}"))];
+
+    // A house check and a house memo fetch the seller's canary challenge.
+    for (path, route) in [("/check", "check"), ("/toll/payability/memo", "memo")] {
+        let (status, object) = send(&service, request(path, json!({"url": url}), &house)).await;
+        assert_eq!(status, 200, "{object}");
+        assert_eq!(object[emf::ROUTE], route);
+        assert_eq!(object[emf::HOUSE_VERDICTS], 1, "{object}");
+        assert!(object.get(emf::PAID_VERDICTS).is_none(), "a house verdict is not paid use");
+        assert!(object[emf::STATE].is_string(), "{object}");
+    }
+
+    // Without a facilitator an unpaid request is refused 503 before any challenge: a
+    // facilitator failure, counted by its rule.
+    let (status, object) = send(&service, request("/check", json!({"url": url}), &[])).await;
+    assert_eq!(status, 503);
+    assert_eq!(object[emf::RULE], "payments_unavailable");
+    assert_eq!(object[emf::REFUSALS], 1);
+    assert_eq!(object[emf::FACILITATOR_FAILURES], 1);
+
+    // A payment header that is the canary.
+    let payment = [("payment-signature", format!("{CANARY}-payment"))];
+    let (status, object) = send(&service, request("/memo", json!({"url": url}), &payment)).await;
+    assert!(status >= 400, "{object}");
+    assert!(object[emf::RULE].is_string(), "a malformed payment names its rule: {object}");
+
+    // A free pre-check of the canary URL, then one out of policy.
+    let body = json!({"url": url, "caller": BUYER});
+    let (status, object) = send(&service, request("/precheck", body, &[])).await;
+    assert_eq!(status, 200, "{object}");
+    assert_eq!(object[emf::FREE_PRECHECKS], 1);
+    let body = json!({"url": format!("ftp://{CANARY}:{CANARY}@{CANARY}.example/")});
+    let (status, object) = send(&service, request("/check", body, &house)).await;
+    assert_eq!(status, 400);
+    assert!(object[emf::RULE].is_string(), "{object}");
+
+    // A path of the caller's is never a dimension.
+    let (status, object) = send(&service, request(&format!("/{CANARY}"), json!({}), &[])).await;
+    assert_eq!(status, 404);
+    assert_eq!(object[emf::ROUTE], "none");
+    assert_eq!(object[emf::RULE], "not_covered");
+}
