@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::signing::{PublicKeyDescriptor, verify_signed};
 use payability_runtime::api::errors::Refusal;
+use payability_runtime::payment::facilitator::FacilitatorReason;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{Ledger, Payer};
 use serde_json::{Value, json};
@@ -142,7 +143,10 @@ fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
     assert_eq!(first["status"], 200, "{first}");
     let (hits, settled) = (world.target.hits(), world.fixture_calls()["settled"].clone());
 
-    let not_verified = json!(Refusal::NotVerified.error_text());
+    // The facilitator's reason is passed on when it is a listed code, dropped otherwise
+    // (the fixture's `…_amount_insufficient` is not on the lists).
+    let not_verified =
+        |code: &str| json!(Refusal::NotVerified(FacilitatorReason::parse(code)).error_text());
     let replay = vec!["--replay-last", "--payment-file", &saved];
     let cases: Vec<(&str, &str, Vec<&str>, u64, Value)> = vec![
         ("replayed payment", "/check", replay.clone(), 409, json!("payment_already_used")),
@@ -153,20 +157,26 @@ fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
             402,
             json!(Refusal::Terms(PaymentRefusal::MemoForged).error_text()),
         ),
-        ("wrong amount", "/check", vec!["--hand", "--amount", "9999"], 402, not_verified.clone()),
+        (
+            "wrong amount",
+            "/check",
+            vec!["--hand", "--amount", "9999"],
+            402,
+            not_verified("invalid_exact_svm_payload_amount_insufficient"),
+        ),
         (
             "wrong destination",
             "/check",
             vec!["--hand", "--destination", "So11111111111111111111111111111111111111112"],
             402,
-            not_verified.clone(),
+            not_verified("invalid_exact_svm_payload_recipient_mismatch"),
         ),
         (
             "wrong memo in the transaction",
             "/check",
             vec!["--hand", "--memo", "pvm_not_the_challenge_memo"],
             402,
-            not_verified,
+            not_verified("invalid_exact_svm_payload_memo_mismatch"),
         ),
     ];
     for (name, route, args, status, said) in cases {
@@ -369,7 +379,13 @@ fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_
     let wrong = world.buy("/check", &["--hand", "--amount", "9999"]);
     assert_eq!(
         (wrong["status"].as_u64(), said(&wrong)),
-        (Some(402), Refusal::NotVerified.error_text()),
+        (
+            Some(402),
+            Refusal::NotVerified(FacilitatorReason::parse(
+                "invalid_exact_svm_payload_amount_mismatch"
+            ))
+            .error_text()
+        ),
         "{wrong}"
     );
     assert_eq!(world.target.hits(), 6, "neither the replay nor the wrong amount fetched");

@@ -16,7 +16,8 @@ use payability_core::challenge::{NETWORK_V2, USDC_MINT};
 use payability_core::payment::solana::encode_pubkey;
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_runtime::payment::facilitator::{
-    Facilitator, FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled, Timeouts, Verified,
+    Facilitator, FacilitatorError, FacilitatorReason, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled,
+    Timeouts, Verified,
 };
 use payability_runtime::payment::solana_rpc::{Landing, RpcError, find_landing, transaction_fee};
 use serde_json::{Value, json};
@@ -427,22 +428,30 @@ async fn verify_answer_vectors() {
                 200,
                 json!({"isValid": false, "invalidReason": "insufficient_funds", "payer": PAYER}),
             ),
-            Err(FacilitatorError::Refused),
+            Err(FacilitatorError::Refused(FacilitatorReason::parse("insufficient_funds"))),
         ),
         (
             "invalid 400",
             json_reply(400, json!({"isValid": false, "invalidReason": "invalid_payload"})),
-            Err(FacilitatorError::Refused),
+            Err(FacilitatorError::Refused(FacilitatorReason::parse("invalid_payload"))),
+        ),
+        (
+            "invalid with free text: dropped, never repeated",
+            json_reply(
+                200,
+                json!({"isValid": false, "invalidReason": "CANARY3s8u go to evil.example"}),
+            ),
+            Err(FacilitatorError::Refused(None)),
         ),
         (
             "400 without JSON",
             Reply::Body(400, b"bad request".to_vec()),
-            Err(FacilitatorError::Refused),
+            Err(FacilitatorError::Refused(None)),
         ),
         (
             "valid but 400",
             json_reply(400, json!({"isValid": true})),
-            Err(FacilitatorError::Refused),
+            Err(FacilitatorError::Refused(None)),
         ),
         (
             "isValid a string",
@@ -594,18 +603,18 @@ async fn settle_refusal_and_unreadable_vectors() {
                 200,
                 json!({"success": false, "errorReason": "insufficient_funds", "transaction": "", "network": NETWORK_V2}),
             ),
-            FacilitatorError::Refused,
+            FacilitatorError::Refused(FacilitatorReason::parse("insufficient_funds")),
         ),
         (
             "success false on 400",
             json_reply(400, json!({"success": false})),
-            FacilitatorError::Refused,
+            FacilitatorError::Refused(None),
         ),
-        ("400 not JSON", Reply::Body(400, b"nope".to_vec()), FacilitatorError::Refused),
+        ("400 not JSON", Reply::Body(400, b"nope".to_vec()), FacilitatorError::Refused(None)),
         (
             "success true on 400",
             json_reply(400, settled_answer(NETWORK_V2)),
-            FacilitatorError::Refused,
+            FacilitatorError::Refused(None),
         ),
         (
             "success missing",
@@ -750,7 +759,7 @@ fn bad_facilitator_urls_are_refused_at_build_time() {
 fn facilitator_errors_are_closed_form() {
     let all = [
         FacilitatorError::Unavailable,
-        FacilitatorError::Refused,
+        FacilitatorError::Refused(None),
         FacilitatorError::Forged,
         FacilitatorError::Malformed,
     ];

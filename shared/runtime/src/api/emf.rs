@@ -356,7 +356,7 @@ mod tests {
 
     #[test]
     fn a_402_counts_its_refusal_rule() {
-        let body = json!({"x402Version": 1, "error": Refusal::NotVerified.error_text()});
+        let body = json!({"x402Version": 1, "error": Refusal::NotVerified(None).error_text()});
         let response = json_response(StatusCode::PAYMENT_REQUIRED, &body);
         let object = object(&request("/toll/payability/memo"), &response, 3, 1);
         assert_well_formed(&object);

@@ -8,6 +8,8 @@ use http::StatusCode;
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::policy::PolicyRefusal;
 
+use crate::payment::facilitator::FacilitatorReason;
+
 /// An error answer: its status, stable rule id and static message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApiError {
@@ -217,8 +219,8 @@ pub enum Refusal {
     PaymentRequired,
     /// The payment is well formed but for other terms.
     Terms(PaymentRefusal),
-    /// The facilitator did not verify it.
-    NotVerified,
+    /// The facilitator did not verify it (with its reason when it names a listed code).
+    NotVerified(Option<FacilitatorReason>),
     /// The chain proves it never settled and never can.
     NotSettled,
     /// The free pre-checks of this caller are less than 5,000 ms apart.
@@ -232,12 +234,9 @@ impl Refusal {
     pub fn all() -> Vec<Self> {
         let mut all = vec![Self::PaymentRequired];
         all.extend(PaymentRefusal::ALL.into_iter().filter(|r| !r.is_malformed()).map(Self::Terms));
-        all.extend([
-            Self::NotVerified,
-            Self::NotSettled,
-            Self::FreeTooSoon,
-            Self::FreeDailyCapReached,
-        ]);
+        all.push(Self::NotVerified(None));
+        all.extend(FacilitatorReason::all().map(|reason| Self::NotVerified(Some(reason))));
+        all.extend([Self::NotSettled, Self::FreeTooSoon, Self::FreeDailyCapReached]);
         all
     }
 
@@ -246,7 +245,8 @@ impl Refusal {
         match self {
             Self::PaymentRequired => "payment_required",
             Self::Terms(refusal) => refusal.rule(),
-            Self::NotVerified => "payment_not_verified",
+            Self::NotVerified(None) => "payment_not_verified",
+            Self::NotVerified(Some(reason)) => reason.code(),
             Self::NotSettled => "payment_not_settled",
             Self::FreeTooSoon => "free_precheck_too_soon",
             Self::FreeDailyCapReached => "free_precheck_daily_cap",
@@ -260,7 +260,9 @@ impl Refusal {
                 "pay $0.01 in USDC on Solana with this challenge, then repeat the request with the payment"
             }
             Self::Terms(refusal) => refusal.message(),
-            Self::NotVerified => "the facilitator did not verify this payment; nothing was charged",
+            Self::NotVerified(_) => {
+                "the facilitator did not verify this payment; nothing was charged"
+            }
             Self::NotSettled => {
                 "this payment did not settle and its transaction can no longer land; nothing was charged; pay again with this challenge"
             }

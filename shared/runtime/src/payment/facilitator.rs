@@ -30,8 +30,9 @@ pub enum FacilitatorError {
     /// No answer in time: connection refused or reset, timeout, or a 5xx / 408 / 429 status.
     Unavailable,
     /// The facilitator refused the payment: `isValid` / `success` false, or a 4xx to
-    /// `/verify` or `/settle` (a 4xx to `/supported` is `Malformed`).
-    Refused,
+    /// `/verify` or `/settle` (a 4xx to `/supported` is `Malformed`); with its reason when
+    /// that is one of [`FacilitatorReason::CODES`].
+    Refused(Option<FacilitatorReason>),
     /// A settlement claimed success without a Solana signature on our network.
     Forged,
     /// The answer could not be read (not JSON, wrong shape, over the size cap, a redirect), or
@@ -44,7 +45,7 @@ impl FacilitatorError {
     pub fn rule(self) -> &'static str {
         match self {
             Self::Unavailable => "facilitator_unavailable",
-            Self::Refused => "facilitator_refused",
+            Self::Refused(_) => "facilitator_refused",
             Self::Forged => "facilitator_forged",
             Self::Malformed => "facilitator_malformed",
         }
@@ -56,13 +57,79 @@ impl FacilitatorError {
             Self::Unavailable => {
                 "the payment facilitator did not answer in time; nothing was settled, do not pay now"
             }
-            Self::Refused => "the payment facilitator refused this payment",
+            Self::Refused(_) => "the payment facilitator refused this payment",
             Self::Forged => {
                 "the payment facilitator's settlement answer does not name a Solana mainnet transaction"
             }
             Self::Malformed => "the payment facilitator's answer could not be read",
         }
     }
+}
+
+/// Why a facilitator refused a payment, when it names a code of the closed lists: the x402
+/// specification's error codes (v2, section 9) and the SVM `exact` scheme's verify and settle
+/// codes (coinbase/x402 `mechanisms/svm` `exact/facilitator/errors.ts`). Passed on to the
+/// buyer as a rule id; any other text the facilitator sends is dropped, never repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FacilitatorReason(&'static str);
+
+impl FacilitatorReason {
+    /// Every code passed on.
+    pub const CODES: [&'static str; 33] = [
+        "insufficient_funds",
+        "invalid_exact_evm_payload_authorization_valid_after",
+        "invalid_exact_evm_payload_authorization_valid_before",
+        "invalid_exact_evm_payload_authorization_value",
+        "invalid_exact_evm_payload_signature",
+        "invalid_exact_evm_payload_recipient_mismatch",
+        "invalid_network",
+        "invalid_payload",
+        "invalid_payment_requirements",
+        "invalid_scheme",
+        "unsupported_scheme",
+        "invalid_x402_version",
+        "invalid_transaction_state",
+        "unexpected_verify_error",
+        "unexpected_settle_error",
+        "invalid_exact_svm_unsupported_scheme",
+        "invalid_exact_svm_network_mismatch",
+        "invalid_exact_svm_payload_missing_fee_payer",
+        "invalid_exact_svm_fee_payer_not_managed_by_facilitator",
+        "invalid_exact_svm_payload_transaction",
+        "invalid_exact_svm_payload_transaction_could_not_be_decoded",
+        "invalid_exact_svm_payload_signature_invalid",
+        "invalid_exact_svm_payload_no_transfer_instruction",
+        "invalid_exact_svm_payload_mint_mismatch",
+        "invalid_exact_svm_payload_recipient_mismatch",
+        "invalid_exact_svm_payload_amount_mismatch",
+        "invalid_exact_svm_payload_memo_mismatch",
+        "invalid_exact_svm_payload_memo_count",
+        "invalid_exact_svm_payload_unknown_instruction",
+        "invalid_exact_svm_transaction_simulation_failed",
+        "invalid_exact_svm_transaction_failed",
+        "duplicate_settlement",
+        "settlement_pending",
+    ];
+
+    /// The reason of a listed code, or None for any other text.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::CODES.into_iter().find(|code| *code == text).map(Self)
+    }
+
+    /// Every reason, in list order.
+    pub fn all() -> impl Iterator<Item = Self> {
+        Self::CODES.into_iter().map(Self)
+    }
+
+    /// The code, as the lists spell it.
+    pub fn code(self) -> &'static str {
+        self.0
+    }
+}
+
+/// The listed reason an answer names under `field` (`invalidReason`, `errorReason`), if any.
+fn reason_in(answer: Option<&Map<String, Value>>, field: &str) -> Option<FacilitatorReason> {
+    answer?.get(field)?.as_str().and_then(FacilitatorReason::parse)
 }
 
 impl std::fmt::Display for FacilitatorError {
@@ -160,15 +227,7 @@ impl Facilitator {
     pub async fn fee_payer(&self) -> Result<String, FacilitatorError> {
         let request = self.client.get(self.url("/supported"));
         let (status, body) = self.exchange(request, self.timeouts.request).await?;
-        if !status.is_success() {
-            return Err(FacilitatorError::Malformed);
-        }
-        let answer = json_object(&body).ok_or(FacilitatorError::Malformed)?;
-        let candidate = signer_fee_payer(&answer).or_else(|| kinds_fee_payer(&answer));
-        match candidate {
-            Some(payer) if decode_pubkey(payer).is_some() => Ok(payer.to_owned()),
-            _ => Err(FacilitatorError::Malformed),
-        }
+        read_supported_answer(status.as_u16(), &body)
     }
 
     /// `POST /verify`; `isValid: false` is `Refused`.
@@ -178,18 +237,10 @@ impl Facilitator {
         payment_payload: &Value,
         requirements: &Value,
     ) -> Result<Verified, FacilitatorError> {
-        let (status, answer) = self
+        let (status, body) = self
             .post("/verify", version, payment_payload, requirements, self.timeouts.request)
             .await?;
-        match answer.as_ref().and_then(|a| a.get("isValid")).and_then(Value::as_bool) {
-            Some(false) => Err(FacilitatorError::Refused),
-            Some(true) if status.is_success() => {
-                let payer = answer.as_ref().and_then(|a| a.get("payer")).and_then(Value::as_str);
-                let payer = payer.filter(|p| decode_pubkey(p).is_some()).map(str::to_owned);
-                Ok(Verified { payer })
-            }
-            _ => Err(unreadable(status)),
-        }
+        read_verify_answer(status.as_u16(), &body)
     }
 
     /// `POST /settle`; `success: false` is `Refused`; a success without a base58 64-byte
@@ -200,38 +251,10 @@ impl Facilitator {
         payment_payload: &Value,
         requirements: &Value,
     ) -> Result<Settled, FacilitatorError> {
-        let (status, answer) = self
+        let (status, body) = self
             .post("/settle", version, payment_payload, requirements, self.timeouts.settle)
             .await?;
-        let Some(answer) = answer else {
-            return Err(unreadable(status));
-        };
-        match answer.get("success").and_then(Value::as_bool) {
-            Some(false) => return Err(FacilitatorError::Refused),
-            Some(true) if status.is_success() => {}
-            _ => return Err(unreadable(status)),
-        }
-        let our_network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
-        let transaction = answer
-            .get("transaction")
-            .and_then(Value::as_str)
-            .filter(|t| decode_signature(t).is_some())
-            .ok_or(FacilitatorError::Forged)?;
-        let network = answer
-            .get("network")
-            .and_then(Value::as_str)
-            .filter(|n| *n == our_network)
-            .ok_or(FacilitatorError::Forged)?;
-        let payer = match answer.get("payer") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(p)) if decode_pubkey(p).is_some() => Some(p.clone()),
-            Some(_) => return Err(FacilitatorError::Forged),
-        };
-        let mut raw = json!({"success": true, "transaction": transaction, "network": network});
-        if let Some(payer) = &payer {
-            raw["payer"] = json!(payer);
-        }
-        Ok(Settled { transaction: transaction.to_owned(), payer, network: network.to_owned(), raw })
+        read_settle_answer(version, status.as_u16(), &body)
     }
 
     /// The full URL of an endpoint under the base.
@@ -240,8 +263,8 @@ impl Facilitator {
     }
 
     /// Posts `{x402Version, paymentPayload, paymentRequirements}`; returns the status and the
-    /// answer when it is a JSON object. 5xx, 408, 429 and transport failures are
-    /// `Unavailable`; redirects and over-cap answers are `Malformed`.
+    /// answer's bytes. 5xx, 408, 429 and transport failures are `Unavailable`; redirects and
+    /// over-cap answers are `Malformed`.
     async fn post(
         &self,
         path: &str,
@@ -249,7 +272,7 @@ impl Facilitator {
         payment_payload: &Value,
         requirements: &Value,
         timeout: Duration,
-    ) -> Result<(StatusCode, Option<Map<String, Value>>), FacilitatorError> {
+    ) -> Result<(StatusCode, Vec<u8>), FacilitatorError> {
         if !matches!(version, 1 | 2) {
             return Err(FacilitatorError::Malformed);
         }
@@ -259,8 +282,7 @@ impl Facilitator {
             "paymentRequirements": requirements,
         });
         let request = self.client.post(self.url(path)).json(&body);
-        let (status, bytes) = self.exchange(request, timeout).await?;
-        Ok((status, json_object(&bytes)))
+        self.exchange(request, timeout).await
     }
 
     /// Sends a request and reads its capped body, all within `timeout`.
@@ -273,15 +295,7 @@ impl Facilitator {
         let call = async {
             let response = request.send().await.map_err(|_| FacilitatorError::Unavailable)?;
             let status = response.status();
-            if status.is_server_error()
-                || status == StatusCode::REQUEST_TIMEOUT
-                || status == StatusCode::TOO_MANY_REQUESTS
-            {
-                return Err(FacilitatorError::Unavailable);
-            }
-            if !(status.is_success() || status.is_client_error()) {
-                return Err(FacilitatorError::Malformed);
-            }
+            status_usable(status)?;
             match read_capped(response, MAX_ANSWER_BYTES).await {
                 Ok(body) => Ok((status, body)),
                 Err(BodyError::Broken) => Err(FacilitatorError::Unavailable),
@@ -292,10 +306,127 @@ impl Facilitator {
     }
 }
 
+/// Whether an answer's status lets its body be read: 5xx, 408 and 429 are `Unavailable`;
+/// anything but 2xx and (other) 4xx, redirects included, is `Malformed`.
+fn status_usable(status: StatusCode) -> Result<(), FacilitatorError> {
+    if status.is_server_error()
+        || status == StatusCode::REQUEST_TIMEOUT
+        || status == StatusCode::TOO_MANY_REQUESTS
+    {
+        return Err(FacilitatorError::Unavailable);
+    }
+    if !(status.is_success() || status.is_client_error()) {
+        return Err(FacilitatorError::Malformed);
+    }
+    Ok(())
+}
+
+/// The status and body of an answer as the client reads them: the status rule of
+/// [`status_usable`] (a code outside 100 to 999 is `Malformed`), a body over
+/// [`MAX_ANSWER_BYTES`] is `Malformed`; then the body as a JSON object, when it is one.
+fn read_answer(
+    status: u16,
+    body: &[u8],
+) -> Result<(StatusCode, Option<Map<String, Value>>), FacilitatorError> {
+    let status = StatusCode::from_u16(status).map_err(|_| FacilitatorError::Malformed)?;
+    status_usable(status)?;
+    if body.len() > MAX_ANSWER_BYTES {
+        return Err(FacilitatorError::Malformed);
+    }
+    Ok((status, json_object(body)))
+}
+
+/// Decodes a `GET /supported` answer (status and body bytes) into the Solana mainnet fee
+/// payer: `signers["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]` or `signers["solana:*"]`
+/// (first entry), else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1
+/// `solana`) with `extra.feePayer`; it must be a base58 public key. Pure: what
+/// [`Facilitator::fee_payer`] does with the bytes it read.
+pub fn read_supported_answer(status: u16, body: &[u8]) -> Result<String, FacilitatorError> {
+    let (status, answer) = read_answer(status, body)?;
+    if !status.is_success() {
+        return Err(FacilitatorError::Malformed);
+    }
+    let answer = answer.ok_or(FacilitatorError::Malformed)?;
+    let candidate = signer_fee_payer(&answer).or_else(|| kinds_fee_payer(&answer));
+    match candidate {
+        Some(payer) if decode_pubkey(payer).is_some() => Ok(payer.to_owned()),
+        _ => Err(FacilitatorError::Malformed),
+    }
+}
+
+/// Decodes a `POST /verify` answer (status and body bytes): `isValid: false` is `Refused`;
+/// `isValid: true` with a 2xx status is verified (the payer kept only when it is a base58
+/// public key); anything else is `Refused` for a 4xx and `Malformed` otherwise. Pure: what
+/// [`Facilitator::verify`] does with the bytes it read.
+pub fn read_verify_answer(status: u16, body: &[u8]) -> Result<Verified, FacilitatorError> {
+    let (status, answer) = read_answer(status, body)?;
+    match answer.as_ref().and_then(|a| a.get("isValid")).and_then(Value::as_bool) {
+        Some(false) => Err(FacilitatorError::Refused(reason_in(answer.as_ref(), "invalidReason"))),
+        Some(true) if status.is_success() => {
+            let payer = answer.as_ref().and_then(|a| a.get("payer")).and_then(Value::as_str);
+            let payer = payer.filter(|p| decode_pubkey(p).is_some()).map(str::to_owned);
+            Ok(Verified { payer })
+        }
+        _ => Err(unreadable(status)),
+    }
+}
+
+/// Decodes a `POST /settle` answer (status and body bytes) of an x402 `version` (1 or 2;
+/// another version is `Malformed`): `success: false` is `Refused`; a success without a base58
+/// 64-byte signature, on another network than the version's, or naming a payer that is not a
+/// public key is `Forged`; the echo is rebuilt from the checked fields only. Pure: what
+/// [`Facilitator::settle`] does with the bytes it read.
+pub fn read_settle_answer(
+    version: u8,
+    status: u16,
+    body: &[u8],
+) -> Result<Settled, FacilitatorError> {
+    let our_network = match version {
+        1 => NETWORK_V1,
+        2 => NETWORK_V2,
+        _ => return Err(FacilitatorError::Malformed),
+    };
+    let (status, answer) = read_answer(status, body)?;
+    let Some(answer) = answer else {
+        return Err(unreadable(status));
+    };
+    match answer.get("success").and_then(Value::as_bool) {
+        Some(false) => {
+            return Err(FacilitatorError::Refused(reason_in(Some(&answer), "errorReason")));
+        }
+        Some(true) if status.is_success() => {}
+        _ => return Err(unreadable(status)),
+    }
+    let transaction = answer
+        .get("transaction")
+        .and_then(Value::as_str)
+        .filter(|t| decode_signature(t).is_some())
+        .ok_or(FacilitatorError::Forged)?;
+    let network = answer
+        .get("network")
+        .and_then(Value::as_str)
+        .filter(|n| *n == our_network)
+        .ok_or(FacilitatorError::Forged)?;
+    let payer = match answer.get("payer") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) if decode_pubkey(p).is_some() => Some(p.clone()),
+        Some(_) => return Err(FacilitatorError::Forged),
+    };
+    let mut raw = json!({"success": true, "transaction": transaction, "network": network});
+    if let Some(payer) = &payer {
+        raw["payer"] = json!(payer);
+    }
+    Ok(Settled { transaction: transaction.to_owned(), payer, network: network.to_owned(), raw })
+}
+
 /// An answer without the expected field: a 4xx is the facilitator refusing, anything else is
 /// unreadable.
 fn unreadable(status: StatusCode) -> FacilitatorError {
-    if status.is_client_error() { FacilitatorError::Refused } else { FacilitatorError::Malformed }
+    if status.is_client_error() {
+        FacilitatorError::Refused(None)
+    } else {
+        FacilitatorError::Malformed
+    }
 }
 
 /// Parses a JSON object, or None.

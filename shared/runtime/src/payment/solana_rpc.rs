@@ -39,17 +39,29 @@ pub async fn transaction_fee(
     });
     let call = async {
         let response = client.post(rpc_url).json(&body).timeout(bound).send().await.ok()?;
-        if !response.status().is_success() {
+        let status = response.status();
+        if !status.is_success() {
             return None;
         }
         let bytes = read_capped(response, MAX_RPC_ANSWER_BYTES).await.ok()?;
-        let answer: Value = serde_json::from_slice(&bytes).ok()?;
-        if answer.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return None;
-        }
-        answer.get("result")?.get("meta")?.get("fee")?.as_u64()
+        read_fee_answer(status.as_u16(), &bytes)
     };
     tokio::time::timeout(bound, call).await.ok().flatten()
+}
+
+/// Decodes a `getTransaction` answer (status and body bytes) into the fee in lamports
+/// (`result.meta.fee`): None for a non-2xx status, a body over [`MAX_RPC_ANSWER_BYTES`], or
+/// anything but a JSON-RPC 2.0 answer whose `result.meta.fee` is an unsigned integer. Pure:
+/// what [`transaction_fee`] does with the bytes it read.
+pub fn read_fee_answer(status: u16, body: &[u8]) -> Option<u64> {
+    if !(200..300).contains(&status) || body.len() > MAX_RPC_ANSWER_BYTES {
+        return None;
+    }
+    let answer: Value = serde_json::from_slice(body).ok()?;
+    if answer.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return None;
+    }
+    answer.get("result")?.get("meta")?.get("fee")?.as_u64()
 }
 
 /// How many of the buyer's most recent signatures are searched for the payment.
@@ -143,21 +155,15 @@ impl Rpc<'_> {
             .send()
             .await
             .map_err(|_| RpcError::Unavailable)?;
-        if !response.status().is_success() {
+        let status = response.status();
+        if !status.is_success() {
             return Err(RpcError::Unavailable);
         }
         let bytes = read_capped(response, MAX_RPC_ANSWER_BYTES).await.map_err(|e| match e {
             BodyError::Broken => RpcError::Unavailable,
             BodyError::OverCap => RpcError::Malformed,
         })?;
-        let mut answer: Value = serde_json::from_slice(&bytes).map_err(|_| RpcError::Malformed)?;
-        if answer.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(RpcError::Malformed);
-        }
-        if answer.get("error").is_some() {
-            return Err(RpcError::Unavailable);
-        }
-        answer.get_mut("result").map(Value::take).ok_or(RpcError::Malformed)
+        read_rpc_answer(status.as_u16(), &bytes)
     }
 
     /// Searches the buyer's recent signatures not in `seen` (newest first) for a transaction
@@ -174,13 +180,7 @@ impl Rpc<'_> {
                 json!([buyer, {"limit": LANDING_SIGNATURE_LIMIT, "commitment": "confirmed"}]),
             )
             .await?;
-        let listed = listed.as_array().ok_or(RpcError::Malformed)?;
-        let mut signatures = Vec::with_capacity(listed.len().min(LANDING_SIGNATURE_LIMIT));
-        for entry in listed.iter().take(LANDING_SIGNATURE_LIMIT) {
-            let signature = entry.get("signature").and_then(Value::as_str);
-            let signature = signature.filter(|s| decode_signature(s).is_some());
-            signatures.push(signature.ok_or(RpcError::Malformed)?.to_owned());
-        }
+        let signatures = read_signature_listing(&listed)?;
         for signature in signatures {
             if seen.contains(&signature) {
                 continue;
@@ -210,31 +210,83 @@ impl Rpc<'_> {
                 }]),
             )
             .await?;
-        if result.is_null() {
-            return Ok(None);
-        }
-        let encoded = result.pointer("/transaction/0").and_then(Value::as_str);
-        if result.pointer("/transaction/1").and_then(Value::as_str) != Some("base64") {
-            return Err(RpcError::Malformed);
-        }
-        let bytes = STANDARD.decode(encoded.ok_or(RpcError::Malformed)?);
-        let bytes = bytes.map_err(|_| RpcError::Malformed)?;
-        let transaction = PaymentTransaction::parse(bytes).map_err(|_| RpcError::Malformed)?;
-        if transaction.message() != payment.message() {
-            return Ok(None);
-        }
-        let failed = match result.get("meta").and_then(|meta| meta.get("err")) {
-            Some(Value::Null) => false,
-            Some(_) => true,
-            None => return Err(RpcError::Malformed),
-        };
-        Ok(Some(Landing::Landed { signature: signature.to_owned(), failed }))
+        read_landed_transaction(&result, signature, payment)
     }
 
     /// `isBlockhashValid(blockhash, {commitment})`: its `value`.
     async fn blockhash_valid(&self, blockhash: &str, commitment: &str) -> Result<bool, RpcError> {
         let result =
             self.call("isBlockhashValid", json!([blockhash, {"commitment": commitment}])).await?;
-        result.get("value").and_then(Value::as_bool).ok_or(RpcError::Malformed)
+        read_blockhash_valid(&result)
     }
+}
+
+/// Decodes one JSON-RPC answer (status and body bytes) into its `result` member: a non-2xx
+/// status or a JSON-RPC `error` is `Unavailable`; a body over [`MAX_RPC_ANSWER_BYTES`], not
+/// JSON, not `jsonrpc: "2.0"` or without `result` is `Malformed`. Pure: what each call of
+/// [`find_landing`] does with the bytes it read.
+pub fn read_rpc_answer(status: u16, body: &[u8]) -> Result<Value, RpcError> {
+    if !(200..300).contains(&status) {
+        return Err(RpcError::Unavailable);
+    }
+    if body.len() > MAX_RPC_ANSWER_BYTES {
+        return Err(RpcError::Malformed);
+    }
+    let mut answer: Value = serde_json::from_slice(body).map_err(|_| RpcError::Malformed)?;
+    if answer.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(RpcError::Malformed);
+    }
+    if answer.get("error").is_some() {
+        return Err(RpcError::Unavailable);
+    }
+    answer.get_mut("result").map(Value::take).ok_or(RpcError::Malformed)
+}
+
+/// Decodes a `getSignaturesForAddress` result into its first [`LANDING_SIGNATURE_LIMIT`]
+/// signatures (newest first): it must be an array whose entries (those looked at) each carry a
+/// `signature` that is base58 of 64 bytes, else `Malformed`.
+pub fn read_signature_listing(result: &Value) -> Result<Vec<String>, RpcError> {
+    let listed = result.as_array().ok_or(RpcError::Malformed)?;
+    let mut signatures = Vec::with_capacity(listed.len().min(LANDING_SIGNATURE_LIMIT));
+    for entry in listed.iter().take(LANDING_SIGNATURE_LIMIT) {
+        let signature = entry.get("signature").and_then(Value::as_str);
+        let signature = signature.filter(|s| decode_signature(s).is_some());
+        signatures.push(signature.ok_or(RpcError::Malformed)?.to_owned());
+    }
+    Ok(signatures)
+}
+
+/// Decodes a `getTransaction` (base64 encoding) result for `signature`: `null` is no match;
+/// `transaction: [<base64>, "base64"]` must be a Solana wire transaction
+/// ([`PaymentTransaction::parse`]); when its message is `payment`'s, the landing, failed when
+/// `meta.err` is not null (`meta.err` absent is `Malformed`); another message is no match.
+pub fn read_landed_transaction(
+    result: &Value,
+    signature: &str,
+    payment: &PaymentTransaction,
+) -> Result<Option<Landing>, RpcError> {
+    if result.is_null() {
+        return Ok(None);
+    }
+    let encoded = result.pointer("/transaction/0").and_then(Value::as_str);
+    if result.pointer("/transaction/1").and_then(Value::as_str) != Some("base64") {
+        return Err(RpcError::Malformed);
+    }
+    let bytes = STANDARD.decode(encoded.ok_or(RpcError::Malformed)?);
+    let bytes = bytes.map_err(|_| RpcError::Malformed)?;
+    let transaction = PaymentTransaction::parse(bytes).map_err(|_| RpcError::Malformed)?;
+    if transaction.message() != payment.message() {
+        return Ok(None);
+    }
+    let failed = match result.get("meta").and_then(|meta| meta.get("err")) {
+        Some(Value::Null) => false,
+        Some(_) => true,
+        None => return Err(RpcError::Malformed),
+    };
+    Ok(Some(Landing::Landed { signature: signature.to_owned(), failed }))
+}
+
+/// Decodes an `isBlockhashValid` result: its boolean `value`, else `Malformed`.
+pub fn read_blockhash_valid(result: &Value) -> Result<bool, RpcError> {
+    result.get("value").and_then(Value::as_bool).ok_or(RpcError::Malformed)
 }

@@ -37,9 +37,9 @@ impl<S: Stores> Service<S> {
         );
         match tokio::time::timeout(bound, call).await {
             Ok(Ok(verified)) => Ok(verified.payer.as_deref().and_then(Base58Id::parse)),
-            Ok(Err(FacilitatorError::Refused)) => {
+            Ok(Err(FacilitatorError::Refused(reason))) => {
                 self.count(Counter::PaymentFailure).await;
-                Err(self.challenge_response(offer, Refusal::NotVerified))
+                Err(self.challenge_response(offer, Refusal::NotVerified(reason)))
             }
             Ok(Err(_)) | Err(_) => Err(answer(ApiError::FacilitatorUnavailable)),
         }
