@@ -6,11 +6,6 @@ use super::super::errors::ApiError;
 use super::super::respond::{ApiResponse, error};
 use crate::store::StoreError;
 
-/// The answer of an error.
-pub(super) fn answer(failure: ApiError) -> ApiResponse {
-    error(failure)
-}
-
 /// 503: the store failed while a payment was being carried (before or after `/settle`: the
 /// same payment, retried, resumes wherever it stands).
 pub(super) fn store_failed(_: StoreError) -> ApiResponse {

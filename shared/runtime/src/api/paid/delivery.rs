@@ -16,9 +16,8 @@ use serde_json::{Value, json};
 
 use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
 use super::super::errors::ApiError;
-use super::super::respond::{ApiResponse, json_response};
+use super::super::respond::{ApiResponse, error, json_response};
 use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
-use super::answers::*;
 use super::{Payment, Version};
 use crate::payment::solana_rpc::transaction_fee;
 use crate::store::*;
@@ -82,7 +81,7 @@ impl<S: Stores> Service<S> {
         let (verdict, side) =
             alongside(self.verdict(offer.route, target, false), side, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
-            return answer(ApiError::ClockOutOfRange);
+            return error(ApiError::ClockOutOfRange);
         };
         let (fee_lamports, rate) = side.unwrap_or((None, None));
         let payer =
@@ -102,7 +101,7 @@ impl<S: Stores> Service<S> {
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
                 let _ = self.store.advance(&payment.id, &Transition::Deliver).await;
-                return answer(ApiError::SettlementAlreadyRecorded);
+                return error(ApiError::SettlementAlreadyRecorded);
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
             Some(Err(_)) | None => {
@@ -136,7 +135,7 @@ impl<S: Stores> Service<S> {
         let (verdict, rate) =
             alongside(self.verdict(route, target, true), rate, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
-            return answer(ApiError::ClockOutOfRange);
+            return error(ApiError::ClockOutOfRange);
         };
         let mut id = [0u8; 16];
         getrandom::fill(&mut id).expect("the system random source works");

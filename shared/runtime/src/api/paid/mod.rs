@@ -190,17 +190,17 @@ impl<S: Stores> Service<S> {
         let resource_url = self.resource_url(route, request)?;
         let today = self.store_reachable().await?;
         if self.is_house(&request.headers) {
-            let target = target.ok_or_else(|| answer(ApiError::UrlMissing))?;
+            let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
             return Ok(self.deliver_house(route, &target, today).await);
         }
         let fee_payer =
-            self.fee_payer().await.ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
+            self.fee_payer().await.ok_or_else(|| error(ApiError::PaymentsUnavailable))?;
         let call = CallStyle::of(&request.method);
         let offer = Offer { route, resource_url: &resource_url, fee_payer, call };
         let Some(payment) = self.decoded(&offer, request)? else {
             return Ok(self.challenge_response(&offer, Refusal::PaymentRequired));
         };
-        let target = target.ok_or_else(|| answer(ApiError::UrlMissing))?;
+        let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
         let delivery = match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
             None => {
                 let payer = self.verify(&offer, &payment, budget).await?;
@@ -215,8 +215,8 @@ impl<S: Stores> Service<S> {
     /// A cheap read: a store that cannot be reached answers 503 before any payment is
     /// requested or taken. Returns today's UTC day (the day of the rate lookups).
     async fn store_reachable(&self) -> Result<UtcDay, ApiResponse> {
-        let today = UtcDay::of((self.clock)()).ok_or_else(|| answer(ApiError::ClockOutOfRange))?;
-        self.store.get(&today).await.map_err(|_| answer(ApiError::StoreUnavailable))?;
+        let today = UtcDay::of((self.clock)()).ok_or_else(|| error(ApiError::ClockOutOfRange))?;
+        self.store.get(&today).await.map_err(|_| error(ApiError::StoreUnavailable))?;
         Ok(today)
     }
 
@@ -264,7 +264,7 @@ impl<S: Stores> Service<S> {
         let now = (self.clock)();
         match self.store.claim(&payment.id, payment.op, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
-            ClaimOutcome::AlreadyClaimed => Err(answer(ApiError::PaymentInFlight)),
+            ClaimOutcome::AlreadyClaimed => Err(error(ApiError::PaymentInFlight)),
         }
     }
 
@@ -278,21 +278,21 @@ impl<S: Stores> Service<S> {
     ) -> Result<Delivery, ApiResponse> {
         let now = (self.clock)();
         if claim.op != payment.op {
-            return Err(answer(ApiError::PaymentAlreadyUsed));
+            return Err(error(ApiError::PaymentAlreadyUsed));
         }
         let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
         match claim.marker {
-            ClaimMarker::Delivered => Err(answer(ApiError::PaymentAlreadyUsed)),
+            ClaimMarker::Delivered => Err(error(ApiError::PaymentAlreadyUsed)),
             ClaimMarker::NotSettled => Err(self
                 .challenge_response(offer, Refusal::NotSettled)
                 .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
-            _ if now.0 < in_flight_until => Err(answer(ApiError::PaymentInFlight)),
+            _ if now.0 < in_flight_until => Err(error(ApiError::PaymentInFlight)),
             ClaimMarker::Verified => self.settle(payment, None, budget).await,
             ClaimMarker::Settling => self.resolve(offer, payment, budget).await,
             ClaimMarker::Settled => {
                 match self.store.resume(&payment.id, payment.op, now).await.map_err(store_failed)? {
                     ResumeOutcome::Resumed { tx } => Ok(Delivery::resumed(tx, payment.version)),
-                    ResumeOutcome::Refused => Err(answer(ApiError::PaymentAlreadyUsed)),
+                    ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
                 }
             }
         }

@@ -8,7 +8,7 @@ use super::super::service::{Offer, Service, Stores};
 use super::answers::*;
 use super::delivery::Delivery;
 use super::{Budget, Payment};
-use crate::api::respond::ApiResponse;
+use crate::api::respond::{ApiResponse, error};
 use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
 use crate::payment::solana_rpc::{Landing, find_landing};
 use crate::store::{AdvanceOutcome, Base58Id, Counter, Transition};
@@ -26,10 +26,10 @@ impl<S: Stores> Service<S> {
         budget: &Budget,
     ) -> Result<Option<Base58Id>, ApiResponse> {
         let facilitator =
-            self.facilitator.as_ref().ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
+            self.facilitator.as_ref().ok_or_else(|| error(ApiError::PaymentsUnavailable))?;
         let bound = budget
             .before_settle(REQUEST_TIMEOUT)
-            .ok_or_else(|| answer(ApiError::PaymentNotStarted))?;
+            .ok_or_else(|| error(ApiError::PaymentNotStarted))?;
         let call = facilitator.verify(
             payment.version.number(),
             &payment.decoded.payload,
@@ -41,7 +41,7 @@ impl<S: Stores> Service<S> {
                 self.count(Counter::PaymentFailure).await;
                 Err(self.challenge_response(offer, Refusal::NotVerified(reason)))
             }
-            Ok(Err(_)) | Err(_) => Err(answer(ApiError::FacilitatorUnavailable)),
+            Ok(Err(_)) | Err(_) => Err(error(ApiError::FacilitatorUnavailable)),
         }
     }
 
@@ -55,12 +55,12 @@ impl<S: Stores> Service<S> {
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let facilitator =
-            self.facilitator.as_ref().ok_or_else(|| answer(ApiError::PaymentsUnavailable))?;
+            self.facilitator.as_ref().ok_or_else(|| error(ApiError::PaymentsUnavailable))?;
         let bound =
-            budget.settle(SETTLE_TIMEOUT).ok_or_else(|| answer(ApiError::PaymentNotStarted))?;
+            budget.settle(SETTLE_TIMEOUT).ok_or_else(|| error(ApiError::PaymentNotStarted))?;
         match self.store.advance(&payment.id, &Transition::Settle).await.map_err(store_failed)? {
             AdvanceOutcome::Advanced => {}
-            AdvanceOutcome::NotAtMarker => return Err(answer(ApiError::PaymentInFlight)),
+            AdvanceOutcome::NotAtMarker => return Err(error(ApiError::PaymentInFlight)),
         }
         let call = facilitator.settle(
             payment.version.number(),
@@ -101,22 +101,22 @@ impl<S: Stores> Service<S> {
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let Some(rpc_url) = &self.config.solana_rpc_url else {
-            return Err(answer(ApiError::SettlementOutcomeUnknown));
+            return Err(error(ApiError::SettlementOutcomeUnknown));
         };
         let bound = budget
             .settle(LANDING_LOOKUP_BOUND)
-            .ok_or_else(|| answer(ApiError::SettlementOutcomeUnknown))?;
+            .ok_or_else(|| error(ApiError::SettlementOutcomeUnknown))?;
         let landing = find_landing(&self.rpc_client, rpc_url, &payment.decoded.transaction, bound)
             .await
-            .map_err(|_| answer(ApiError::SettlementOutcomeUnknown))?;
+            .map_err(|_| error(ApiError::SettlementOutcomeUnknown))?;
         match landing {
             Landing::Landed { signature, failed: false } => {
                 let tx = Base58Id::parse(&signature)
-                    .ok_or_else(|| answer(ApiError::SettlementOutcomeUnknown))?;
+                    .ok_or_else(|| error(ApiError::SettlementOutcomeUnknown))?;
                 let settled = Transition::Settled(tx.clone());
                 match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
                     AdvanceOutcome::Advanced => Ok(Delivery::resumed(tx, payment.version)),
-                    AdvanceOutcome::NotAtMarker => Err(answer(ApiError::PaymentInFlight)),
+                    AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
                 }
             }
             Landing::Landed { failed: true, .. } | Landing::NeverLands => {
@@ -125,10 +125,10 @@ impl<S: Stores> Service<S> {
                     AdvanceOutcome::Advanced => Err(self
                         .challenge_response(offer, Refusal::NotSettled)
                         .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
-                    AdvanceOutcome::NotAtMarker => Err(answer(ApiError::PaymentInFlight)),
+                    AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
                 }
             }
-            Landing::NotYet => Err(answer(ApiError::SettlementOutcomeUnknown)),
+            Landing::NotYet => Err(error(ApiError::SettlementOutcomeUnknown)),
         }
     }
 
@@ -148,5 +148,5 @@ impl<S: Stores> Service<S> {
 /// `success: false` (not settled as far as this request knows; retry the same payment).
 fn unknown(payment: &Payment) -> ApiResponse {
     let rule = ApiError::SettlementOutcomeUnknown;
-    answer(rule).with_settlement_failure(payment.version, rule.rule())
+    error(rule).with_settlement_failure(payment.version, rule.rule())
 }
