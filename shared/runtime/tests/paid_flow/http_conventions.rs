@@ -129,3 +129,15 @@ async fn a_payment_sent_to_the_free_precheck_is_refused_before_verify() {
     assert_eq!(answer.body["error"]["rule"], "precheck_takes_no_payment");
     assert_eq!(world.facilitator.verify_calls(), 0);
 }
+
+#[tokio::test]
+async fn a_body_that_is_an_array_of_the_fields_is_the_wrong_shape() {
+    let world = World::start().await;
+    let body = format!("[\"{}\"]", world.target.url());
+    let answer =
+        world.send(request(&world, Method::POST, CHECK, None, body.as_bytes(), None)).await;
+    assert_eq!(
+        (answer.status, answer.body["error"]["rule"].clone()),
+        (400, "body_wrong_shape".into())
+    );
+}

@@ -61,6 +61,10 @@ struct PaidBody {
 /// Parses a JSON body into `T`, or the closed-form 400 for it.
 pub(super) fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiResponse> {
     let value: Value = serde_json::from_slice(body).map_err(|_| error(ApiError::BodyNotJson))?;
+    // One JSON object: serde would also take a struct as an array of its fields.
+    if !value.is_object() {
+        return Err(error(ApiError::BodyWrongShape));
+    }
     serde_json::from_value(value).map_err(|_| error(ApiError::BodyWrongShape))
 }
 
