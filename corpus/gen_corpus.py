@@ -19,6 +19,7 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "payability-corpus-v1.json"
 BODY_CAP = 65_536
+HEADER_CAP = 16_384
 DESCRIPTION_LIMIT = 500
 MAX_DEPTH = 127
 
@@ -158,9 +159,9 @@ def census(accept):
 
 
 def capture(fetch):
-    """Rule 10: what one fetch captured, decoded (body JSON, header base64+JSON)."""
+    """Rules 4 and 10: what one fetch captured, decoded (body JSON, header base64+JSON), caps applied."""
     c = {"fetch_ok": False, "status": None, "over_cap": False, "body_ok": False, "body": None,
-         "header_present": False, "header_ok": False, "header": None}
+         "header_present": False, "header_over_cap": False, "header_ok": False, "header": None}
     if fetch["outcome"] != "response":
         return c
     c["fetch_ok"] = True
@@ -173,9 +174,12 @@ def capture(fetch):
         c["body_ok"], c["body"] = parse_json(raw)
     if fetch["payment_required"] is not None:
         c["header_present"] = True
-        decoded = forgiving_base64(fetch["payment_required"])
-        if decoded is not None:
-            c["header_ok"], c["header"] = parse_json(decoded)
+        if len(fetch["payment_required"].encode("utf-8")) > HEADER_CAP:
+            c["header_over_cap"] = True
+        else:
+            decoded = forgiving_base64(fetch["payment_required"])
+            if decoded is not None:
+                c["header_ok"], c["header"] = parse_json(decoded)
     return c
 
 
@@ -257,6 +261,7 @@ def grade_check(called_url, fetch):
     factors.update({
         "body_parseable": c["body_ok"],
         "header_present": c["header_present"],
+        "header_over_cap": c["header_over_cap"],
         "header_decodable": c["header_ok"],
         "recipient_present": b["recipient"] is not None,
         "token_account_present": b["token"] is not None,
@@ -332,6 +337,7 @@ def grade_memo(called_url, fetch1, fetch2):
             "body_over_cap": c["over_cap"],
             "body_parseable": c["body_ok"],
             "header_present": c["header_present"],
+            "header_over_cap": c["header_over_cap"],
             "header_decodable": c["header_ok"],
             "body_memo_present": b["memo"] is not None,
             "header_memo_present": h["memo"] is not None,
@@ -481,6 +487,25 @@ def resp(body=DEFAULT, header=DEFAULT, status=402):
             "body": body_out}
 
 
+def header_of_size(size, header=DEFAULT, inner_space=False):
+    """A PAYMENT-REQUIRED value of exactly `size` bytes: the v2 header with its resource
+    description padded so the base64 text (unpadded length a multiple of 4) fits; with
+    `inner_space`, one ASCII space inside the value makes up the last byte (forgiving base64
+    drops it, so the value would decode were it within the cap)."""
+    obj = v2_header() if header is DEFAULT else header
+    text_size = size - 1 if inner_space else size
+    assert text_size % 4 == 0
+    fill = text_size // 4 * 3 - len(jtext(obj).encode("utf-8"))
+    obj = json.loads(jtext(obj))
+    obj["resource"]["description"] += "x" * fill
+    value = enc(obj)
+    assert len(value) == text_size and forgiving_base64(value) is not None
+    if inner_space:
+        value = value[: text_size // 2] + " " + value[text_size // 2:]
+    assert len(value.encode("utf-8")) == size
+    return value
+
+
 def challenge(body_memo=MEMO, header_memo=MEMO, status=402):
     """A realistic challenge carrying the given memos (DROP = that leg carries no memo)."""
     return resp(body=v1_body([v1_accept(x_memo=body_memo)]),
@@ -582,6 +607,12 @@ def build_check_cases():
     check("check-not402-over-cap-status-200", "NOT-A-402",
           "Over cap and status 200: status_not_402 comes before body_over_cap.",
           resp(OVER_CAP, DEFAULT, 200), reason="status_not_402")
+    check("check-not402-over-cap-header-over-cap", "NOT-A-402",
+          "Body and header both over their caps: reason body_over_cap, header_over_cap true.",
+          resp(OVER_CAP, header_of_size(HEADER_CAP + 4)), reason="body_over_cap")
+    check("check-not402-status-200-header-over-cap", "NOT-A-402",
+          "A 200 whose header is over its cap: status_not_402 first, the header factors still printed.",
+          resp(DEFAULT, header_of_size(HEADER_CAP + 4), 200), reason="status_not_402")
     check("check-not402-status-200-overlong-description", "NOT-A-402",
           "Factors are computed whatever the status: an overlong description on a 200 is still flagged.",
           resp(v1_body([v1_accept(description="d" * 600)]), DEFAULT, 200), reason="status_not_402")
@@ -926,6 +957,22 @@ def build_check_cases():
     check("check-pay-to-equal-null-neither", "UNCONFIGURED", "Neither leg carries payTo: pay_to_equal null.",
           resp(v1_body([v1_accept(payTo=DROP)]), v2_header([v2_accept(payTo=DROP)])))
 
+    # --- the header cap -------------------------------------------------------------------
+    check("check-header-exactly-16384-bytes", "POPULATED",
+          "A PAYMENT-REQUIRED value of exactly 16,384 bytes is within the header cap and decoded.",
+          resp(header=header_of_size(HEADER_CAP)))
+    check("check-header-16385-bytes-over-cap", "HEADER-MISSING",
+          "16,385 bytes (one inner space forgiving base64 would drop): over the header cap, not decoded.",
+          resp(header=header_of_size(HEADER_CAP + 1, inner_space=True)))
+    check("check-header-over-cap-no-body-memo", "HEADER-MISSING",
+          "An over-cap header hides no state: HEADER-MISSING even when the body alone is AMOUNTS-ONLY.",
+          resp(v1_body([v1_accept(payTo=DROP, x_usdc_token_account=DROP, x_memo=DROP)]),
+               header_of_size(HEADER_CAP + 4)))
+    check("check-header-over-cap-resource-mismatch-first", "RESOURCE-MISMATCH",
+          "An over-cap header carries no resource; the body's wrong resource still matches rule 2 first.",
+          resp(v1_body([v1_accept(resource="https://seller.example/api/forecast")]),
+               header_of_size(HEADER_CAP + 4)))
+
 
 def build_memo_cases():
     m1, m2 = "pvm_3f9a2b7c1d4e5f60", "pvm_8c21d0e94ab7f315"
@@ -1031,6 +1078,21 @@ def build_memo_cases():
     memo("memo-not402-fetch1-status-500", "NOT-A-402", "Fetch 1 was a 500.", resp("oops", None, 500), challenge(m2, m2))
     memo("memo-not402-both-failed", "NOT-A-402", "Both fetches failed.", FAILED, TIMEOUT)
 
+    # --- the header cap -------------------------------------------------------------------
+    big = lambda m: resp(v1_body([v1_accept(x_memo=m)]),
+                         header_of_size(HEADER_CAP + 4, v2_header([v2_accept(x_memo=m)])))
+    memo("memo-header-over-cap-fetch1", "LEG-MISMATCH",
+         "Fetch 1's header is over its cap: its header memo is absent, so equality is false there.",
+         big(m1), challenge(m2, m2))
+    memo("memo-header-over-cap-both-no-body-memo", "MEMO-ABSENT",
+         "Both headers over the cap and no body memo: MEMO-ABSENT, header memos not gradable.",
+         resp(v1_body([v1_accept(x_memo=DROP)]), header_of_size(HEADER_CAP + 4)),
+         resp(v1_body([v1_accept(x_memo=DROP)]), header_of_size(HEADER_CAP + 8)))
+    memo("memo-header-exactly-16384-bytes-both", "BOUND",
+         "Headers of exactly 16,384 bytes in both fetches are within the cap: BOUND.",
+         resp(v1_body([v1_accept(x_memo=m1)]), header_of_size(HEADER_CAP, v2_header([v2_accept(x_memo=m1)]))),
+         resp(v1_body([v1_accept(x_memo=m2)]), header_of_size(HEADER_CAP, v2_header([v2_accept(x_memo=m2)]))))
+
     # --- correlation census ---------------------------------------------------------------
     memo("memo-census-extra-not-object", "BOUND",
          "extra a string: census lists accepts[0] names only; the top-level memo feeds the body leg.",
@@ -1063,7 +1125,7 @@ def build():
     CASES.clear()
     build_check_cases()
     build_memo_cases()
-    obj = {"id": "payability-corpus/v1", "criteria": "payability/v1", "criteria_revision": "1.1.0",
+    obj = {"id": "payability-corpus/v1", "criteria": "payability/v1", "criteria_revision": "1.3.0",
            "generator": "corpus/gen_corpus.py", "cases": list(CASES)}
     obj["sha256"] = pin(obj)
     return obj
@@ -1176,6 +1238,12 @@ def self_test():
     assert f["resource_equal"] is None and f["description_length"] is None and not f["header_present"]
     state, f = grade_check(URL, resp(OVER_CAP))
     assert f["reason"] == "body_over_cap" and f["fetch_ok"] and f["header_decodable"] and f["memo_equal"] is False
+    state, f = grade_check(URL, resp(header=header_of_size(HEADER_CAP)))
+    assert state == "POPULATED" and f["header_decodable"] and not f["header_over_cap"]
+    state, f = grade_check(URL, resp(header=header_of_size(HEADER_CAP + 1, inner_space=True)))
+    assert state == "HEADER-MISSING" and f["header_over_cap"] and f["header_present"]
+    assert not f["header_decodable"] and f["memo_equal"] is False and f["resource_equal"] is True
+    assert not grade_check(URL, resp(header=None))[1]["header_over_cap"]
     state, f = grade_memo(URL, challenge("pvm_aaaa1111", "pvm_aaaa1111"), challenge("pvm_bbbb2222", "pvm_bbbb2222"))
     assert state == "BOUND" and f["body_memos_unique"] is True and f["header_freshness_class"] == "regenerated"
     state, f = grade_memo(URL, challenge("x", "x"), challenge(DROP, DROP))

@@ -2,7 +2,9 @@
 
 use std::sync::LazyLock;
 
-use payability_core::capture::{BODY_CAP_BYTES, Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{
+    BODY_CAP_BYTES, Capture, CapturedBody, CapturedHeader, FetchOutcome, HEADER_CAP_BYTES,
+};
 use payability_core::payment::memo::MemoKey;
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_core::report::UtcMillis;
@@ -73,7 +75,7 @@ pub fn read_capture(
         KIND_TIMED_OUT => FetchOutcome::TimedOut,
         _ => FetchOutcome::Captured(Capture {
             status,
-            payment_required: (kind & KIND_HEADER != 0).then_some(header),
+            payment_required: (kind & KIND_HEADER != 0).then(|| CapturedHeader::of(&header)),
             body: if kind & KIND_OVER_CAP != 0 || body.len() > BODY_CAP_BYTES {
                 CapturedBody::OverCap
             } else {
@@ -94,6 +96,8 @@ pub fn write_capture(writer: FrameWriter, outcome: &FetchOutcome) -> (FrameWrite
             if capture.payment_required.is_some() {
                 kind |= KIND_HEADER;
             }
+            // An over-cap header is written as one byte past the cap, which reads back as such.
+            let over_cap_header = vec![b'A'; HEADER_CAP_BYTES + 1];
             let body = match &capture.body {
                 CapturedBody::Complete(body) => body.clone(),
                 CapturedBody::OverCap => {
@@ -101,7 +105,11 @@ pub fn write_capture(writer: FrameWriter, outcome: &FetchOutcome) -> (FrameWrite
                     Vec::new()
                 }
             };
-            let header = capture.payment_required.as_deref().unwrap_or_default();
+            let header = match &capture.payment_required {
+                None => &[][..],
+                Some(CapturedHeader::Complete(bytes)) => bytes,
+                Some(CapturedHeader::OverCap) => &over_cap_header,
+            };
             (writer.u8(kind).u16(capture.status).bytes(header), body)
         }
     }

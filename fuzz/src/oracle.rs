@@ -4,7 +4,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use payability_core::capture::{CapturedBody, FetchOutcome};
+use payability_core::capture::{CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::CheckState;
 use payability_core::grade::check::{CheckFactors, NotA402Reason};
 use payability_core::grade::memo::{
@@ -94,6 +94,7 @@ fn extra<'a>(offer: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
 pub struct Legs {
     pub body_document: Option<Value>,
     pub header_present: bool,
+    pub header_over_cap: bool,
     pub header_document: Option<Value>,
 }
 
@@ -105,9 +106,15 @@ impl Legs {
             CapturedBody::Complete(bytes) => json(bytes),
             CapturedBody::OverCap => None,
         };
-        let header_document =
-            capture.payment_required.as_deref().and_then(forgiving_base64).and_then(|b| json(&b));
-        Self { body_document, header_present: capture.payment_required.is_some(), header_document }
+        let (header_over_cap, header_document) = match &capture.payment_required {
+            None => (false, None),
+            Some(CapturedHeader::OverCap) => (true, None),
+            Some(CapturedHeader::Complete(raw)) => {
+                (false, forgiving_base64(raw).and_then(|b| json(&b)))
+            }
+        };
+        let header_present = capture.payment_required.is_some();
+        Self { body_document, header_present, header_over_cap, header_document }
     }
 
     fn body_offer(&self) -> Option<&Map<String, Value>> {
@@ -188,6 +195,7 @@ pub fn check_factors(called_url: &str, outcome: &FetchOutcome) -> CheckFactors {
         reason,
         body_parseable: legs.body_document.is_some(),
         header_present: legs.header_present,
+        header_over_cap: legs.header_over_cap,
         header_decodable: legs.header_document.is_some(),
         recipient_present: recipient.is_some(),
         token_account_present: token.is_some(),
@@ -288,6 +296,7 @@ pub fn memo_verdict(first: &FetchOutcome, second: &FetchOutcome) -> (MemoState, 
             body_over_cap: capture.is_some_and(|c| matches!(c.body, CapturedBody::OverCap)),
             body_parseable: legs.body_document.is_some(),
             header_present: legs.header_present,
+            header_over_cap: legs.header_over_cap,
             header_decodable: legs.header_document.is_some(),
             body_memo_present: legs.body_memo().is_some(),
             header_memo_present: legs.header_memo().is_some(),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::challenge::{NETWORK_V2, requirements_v2};
 use payability_core::payment::memo::{MEMO_LIFETIME_MS, PaidRoute, issue_memo};
 use payability_core::report::UtcMillis;
@@ -64,7 +64,9 @@ fn fetch_of(fetch: &Value) -> FetchOutcome {
             };
             FetchOutcome::Captured(Capture {
                 status: fetch["status"].as_u64().unwrap() as u16,
-                payment_required: fetch["payment_required"].as_str().map(|s| s.as_bytes().to_vec()),
+                payment_required: fetch["payment_required"]
+                    .as_str()
+                    .map(|s| CapturedHeader::of(s.as_bytes())),
                 body,
             })
         }

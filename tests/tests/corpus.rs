@@ -3,7 +3,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256, INTERPRETATIONS};
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
@@ -36,7 +36,9 @@ fn outcome(fetch: &Value) -> FetchOutcome {
             };
             FetchOutcome::Captured(Capture {
                 status: u16::try_from(fetch["status"].as_u64().expect("a status")).unwrap(),
-                payment_required: fetch["payment_required"].as_str().map(|h| h.as_bytes().to_vec()),
+                payment_required: fetch["payment_required"]
+                    .as_str()
+                    .map(|h| CapturedHeader::of(h.as_bytes())),
                 body,
             })
         }

@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::check::grade_check;
 use payability_core::signing::ReportSigner;
 use serde_json::{Value, json};
@@ -160,7 +160,8 @@ fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32]) -> Child {
 
 /// The API Gateway answer as the challenge a stranger would capture.
 fn captured(answer: &Value) -> FetchOutcome {
-    let header = answer["headers"]["payment-required"].as_str().map(|h| h.as_bytes().to_vec());
+    let header =
+        answer["headers"]["payment-required"].as_str().map(|h| CapturedHeader::of(h.as_bytes()));
     FetchOutcome::Captured(Capture {
         status: answer["statusCode"].as_u64().unwrap() as u16,
         payment_required: header,

@@ -7,13 +7,16 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::grade_check;
 
 use crate::oracle;
 
-/// Standard base64 of a 65,536-byte JSON document (the body cap; the core has no header cap).
-pub const MAX_LEN: usize = 87_384;
+/// Past the 16,384-byte header cap (interpretation 4), so both sides of it are explored.
+pub const MAX_LEN: usize = 20_000;
+
+/// The published header cap, restated (interpretation 4).
+const HEADER_CAP: usize = 16_384;
 
 const URL: &str = "https://seller.example/api/weather";
 const BODY: &str = r#"{"x402Version":1,"accepts":[{"scheme":"exact","amount":"10000","maxAmountRequired":"10000","resource":"https://seller.example/api/weather","description":"d","payTo":"W","extra":{"usdc_token_account":"T","memo":"pvm_abcdef12"}}]}"#;
@@ -21,7 +24,7 @@ const BODY: &str = r#"{"x402Version":1,"accepts":[{"scheme":"exact","amount":"10
 fn grade(header: &[u8]) -> payability_core::grade::CheckVerdict {
     let outcome = FetchOutcome::Captured(Capture {
         status: 402,
-        payment_required: Some(header.to_vec()),
+        payment_required: Some(CapturedHeader::of(header)),
         body: CapturedBody::Complete(BODY.as_bytes().to_vec()),
     });
     grade_check(URL, &outcome)
@@ -30,13 +33,20 @@ fn grade(header: &[u8]) -> payability_core::grade::CheckVerdict {
 pub fn run(data: &[u8]) {
     let verdict = grade(data);
     assert!(verdict.factors.header_present);
+    assert_eq!(verdict.factors.header_over_cap, data.len() > HEADER_CAP, "the header cap");
+    if data.len() > HEADER_CAP {
+        assert!(!verdict.factors.header_decodable, "an over-cap value is never decoded");
+        return;
+    }
     let decoded = oracle::forgiving_base64(data);
     let document = decoded.as_deref().and_then(oracle::json);
     assert_eq!(verdict.factors.header_decodable, document.is_some(), "forgiving-base64 + JSON");
 
     if let Some(bytes) = decoded {
         let canonical = STANDARD.encode(&bytes);
-        assert_eq!(grade(canonical.as_bytes()).factors, verdict.factors, "padded spelling");
+        if canonical.len() <= HEADER_CAP {
+            assert_eq!(grade(canonical.as_bytes()).factors, verdict.factors, "padded spelling");
+        }
         let spaced: String = STANDARD_NO_PAD
             .encode(&bytes)
             .as_bytes()
@@ -44,6 +54,9 @@ pub fn run(data: &[u8]) {
             .map(|c| String::from_utf8_lossy(c).into_owned())
             .collect::<Vec<_>>()
             .join(" \t\r\n\x0c"[..1 + bytes.len() % 5].as_ref());
-        assert_eq!(grade(spaced.as_bytes()).factors, verdict.factors, "unpadded, spaced spelling");
+        if spaced.len() <= HEADER_CAP {
+            let factors = grade(spaced.as_bytes()).factors;
+            assert_eq!(factors, verdict.factors, "unpadded, spaced spelling");
+        }
     }
 }

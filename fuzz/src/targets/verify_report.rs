@@ -29,7 +29,7 @@ pub static ORIGINALS: LazyLock<Vec<Value>> = LazyLock::new(originals);
 
 /// Signs the fixture check and memo reports with both keys.
 pub fn originals() -> Vec<Value> {
-    use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+    use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
     use payability_core::challenge::own_challenge;
     use payability_core::grade::{grade_check, grade_memo};
     use payability_core::report::{check_report, memo_report};
@@ -38,7 +38,7 @@ pub fn originals() -> Vec<Value> {
         let challenge = own_challenge(&crate::fixtures::terms(memo));
         FetchOutcome::Captured(Capture {
             status: 402,
-            payment_required: Some(challenge.payment_required.into_bytes()),
+            payment_required: Some(CapturedHeader::of(challenge.payment_required.as_bytes())),
             body: CapturedBody::Complete(challenge.body),
         })
     };

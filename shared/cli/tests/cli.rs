@@ -324,7 +324,7 @@ fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     let second = run();
     assert!(second.stderr.is_empty());
     let criteria: Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!(criteria["criteria_revision"], "1.2.0");
+    assert_eq!(criteria["criteria_revision"], "1.3.0");
     assert_eq!(criteria["signing_keys"].as_array().unwrap().len(), 1);
 }
 

@@ -6,7 +6,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use payability_core::capture::{BODY_CAP_BYTES, Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{
+    BODY_CAP_BYTES, Capture, CapturedBody, CapturedHeader, FetchOutcome,
+};
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
@@ -55,7 +57,7 @@ fn challenges(memo: &str) -> [(&'static str, Vec<u8>, Vec<u8>); 2] {
 fn outcome(body: &[u8], header: &[u8]) -> FetchOutcome {
     FetchOutcome::Captured(Capture {
         status: 402,
-        payment_required: Some(header.to_vec()),
+        payment_required: Some(CapturedHeader::of(header)),
         body: CapturedBody::Complete(body.to_vec()),
     })
 }

@@ -3,6 +3,11 @@
 /// Largest response body kept, in bytes; one byte more makes the body over the cap.
 pub const BODY_CAP_BYTES: usize = 65_536;
 
+/// Largest `PAYMENT-REQUIRED` value kept, in bytes; one byte more makes the header over the
+/// cap. 16 KiB is the whole response head Node.js reads by default (`--max-http-header-size`),
+/// so the official TypeScript x402 clients cannot read a larger challenge header at all.
+pub const HEADER_CAP_BYTES: usize = 16_384;
+
 /// The outcome of one fetch of the target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FetchOutcome {
@@ -20,10 +25,34 @@ pub enum FetchOutcome {
 pub struct Capture {
     /// HTTP status code.
     pub status: u16,
-    /// Raw bytes of the first `PAYMENT-REQUIRED` header, when the response carries one.
-    pub payment_required: Option<Vec<u8>>,
+    /// The first `PAYMENT-REQUIRED` value, when the response carries one.
+    pub payment_required: Option<CapturedHeader>,
     /// The body, or the fact that it exceeded [`BODY_CAP_BYTES`].
     pub body: CapturedBody,
+}
+
+/// A captured `PAYMENT-REQUIRED` value: within the cap, or over it (and then not kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CapturedHeader {
+    /// The raw value bytes; at most [`HEADER_CAP_BYTES`] (build it with [`CapturedHeader::of`]).
+    Complete(Vec<u8>),
+    /// The value was longer than [`HEADER_CAP_BYTES`].
+    OverCap,
+}
+
+impl CapturedHeader {
+    /// Captures one raw value: kept when it fits the cap, otherwise only the fact is kept.
+    pub fn of(value: &[u8]) -> Self {
+        if value.len() > HEADER_CAP_BYTES { Self::OverCap } else { Self::Complete(value.to_vec()) }
+    }
+
+    /// The value bytes, when they were kept.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Self::Complete(bytes) => Some(bytes),
+            Self::OverCap => None,
+        }
+    }
 }
 
 /// A captured body: complete within the cap, or over it (and then not kept).
@@ -46,6 +75,11 @@ impl FetchOutcome {
 }
 
 impl Capture {
+    /// The `PAYMENT-REQUIRED` value bytes, when present and kept.
+    pub fn header_bytes(&self) -> Option<&[u8]> {
+        self.payment_required.as_ref().and_then(CapturedHeader::bytes)
+    }
+
     /// The body bytes, when they were kept.
     pub fn body_bytes(&self) -> Option<&[u8]> {
         match &self.body {

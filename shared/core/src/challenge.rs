@@ -140,7 +140,7 @@ pub fn own_challenge_with(terms: &ChallengeTerms<'_>, notes: &ChallengeNotes<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::{Capture, CapturedBody, FetchOutcome};
+    use crate::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
     use crate::grade::{CheckState, MemoState, grade_check, grade_memo};
 
     fn terms(memo: &str) -> ChallengeTerms<'_> {
@@ -158,7 +158,7 @@ mod tests {
         let challenge = own_challenge(&terms(memo));
         FetchOutcome::Captured(Capture {
             status: 402,
-            payment_required: Some(challenge.payment_required.into_bytes()),
+            payment_required: Some(CapturedHeader::of(challenge.payment_required.as_bytes())),
             body: CapturedBody::Complete(challenge.body),
         })
     }

@@ -3,7 +3,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
 use payability_core::report::{UtcMillis, check_report, memo_report};
@@ -31,7 +31,7 @@ fn canary_challenge(url: &str, resource_equal: bool) -> FetchOutcome {
     });
     FetchOutcome::Captured(Capture {
         status: 402,
-        payment_required: Some(STANDARD.encode(header.to_string()).into_bytes()),
+        payment_required: Some(CapturedHeader::of(STANDARD.encode(header.to_string()).as_bytes())),
         body: CapturedBody::Complete(body.to_string().into_bytes()),
     })
 }

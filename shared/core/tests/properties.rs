@@ -15,7 +15,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{
+    Capture, CapturedBody, CapturedHeader, FetchOutcome, HEADER_CAP_BYTES,
+};
 use payability_core::grade::memo::{CompletionReason, FormatClass, FreshnessClass};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_core::policy::{AddressRule, MAX_URL_BYTES, PolicyRefusal, vet_target_url};
@@ -165,7 +167,8 @@ struct HeaderDoc {
 #[derive(Debug, Clone)]
 enum Header {
     Absent,
-    /// Present but not decodable (empty, bad base64, base64 of non-JSON).
+    /// Present but not decodable (empty, bad base64, base64 of non-JSON, or a decodable
+    /// document over the 16,384-byte header cap).
     Undecodable(u8),
     Doc {
         doc: HeaderDoc,
@@ -181,7 +184,7 @@ fn header() -> impl Strategy<Value = Header> {
         .prop_map(|(resource, offer)| HeaderDoc { resource, offer });
     prop_oneof![
         1 => Just(Header::Absent),
-        1 => (0u8..4).prop_map(Header::Undecodable),
+        1 => (0u8..5).prop_map(Header::Undecodable),
         8 => (doc, 0u8..3).prop_map(|(doc, spelling)| Header::Doc { doc, spelling }),
     ]
 }
@@ -368,7 +371,13 @@ impl Header {
                 0 => Vec::new(),
                 1 => b"eyJ4NDAyVmVyc2lvbiI6Mn0-".to_vec(),
                 2 => STANDARD.encode("{\"accepts\": [").into_bytes(),
-                _ => b"Y".to_vec(),
+                3 => b"Y".to_vec(),
+                _ => {
+                    let pad = "x".repeat(HEADER_CAP_BYTES);
+                    STANDARD
+                        .encode(json!({"accepts": [{"payTo": "W1", "pad": pad}]}).to_string())
+                        .into_bytes()
+                }
             }),
             Self::Doc { doc, spelling } => {
                 let mut top = Map::new();
@@ -442,7 +451,7 @@ fn outcome(fetch: Fetch, body: &Body, header: &Header) -> FetchOutcome {
         Fetch::TimedOut => FetchOutcome::TimedOut,
         Fetch::Response { status, over_cap } => FetchOutcome::Captured(Capture {
             status,
-            payment_required: header.bytes(),
+            payment_required: header.bytes().map(|bytes| CapturedHeader::of(&bytes)),
             body: if over_cap {
                 CapturedBody::OverCap
             } else {
@@ -595,7 +604,7 @@ proptest! {
         let header = STANDARD.encode(json!({"accepts": [header_offer]}).to_string());
         let capture = |memo_header: bool| FetchOutcome::Captured(Capture {
             status: 402,
-            payment_required: memo_header.then(|| header.clone().into_bytes()),
+            payment_required: memo_header.then(|| CapturedHeader::of(header.as_bytes())),
             body: CapturedBody::Complete(body.clone().into_bytes()),
         });
         let graded = grade_check(URL, &capture(true));

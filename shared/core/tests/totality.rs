@@ -3,7 +3,9 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::capture::{BODY_CAP_BYTES, Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{
+    BODY_CAP_BYTES, Capture, CapturedBody, CapturedHeader, FetchOutcome,
+};
 use payability_core::grade::{grade_check, grade_memo};
 use proptest::prelude::*;
 
@@ -68,7 +70,8 @@ fn outcome() -> impl Strategy<Value = FetchOutcome> {
         1 => Just(CapturedBody::OverCap),
     ];
     let captured = (prop_oneof![Just(402u16), 100u16..600], proptest::option::of(bytes()), body)
-        .prop_map(|(status, payment_required, body)| {
+        .prop_map(|(status, header, body)| {
+            let payment_required = header.map(|h| CapturedHeader::of(&h));
             FetchOutcome::Captured(Capture { status, payment_required, body })
         });
     prop_oneof![8 => captured, 1 => Just(FetchOutcome::Failed), 1 => Just(FetchOutcome::TimedOut)]
@@ -94,13 +97,18 @@ proptest! {
 #[test]
 fn body_at_and_past_the_cap_and_deep_nesting_never_panic() {
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes();
+    // 6,000 levels in a header within its cap; the whole deep document is over it.
+    let deep_header = format!("{}{}", "[".repeat(6_000), "]".repeat(6_000)).into_bytes();
+    let headers = [STANDARD.encode(&deep_header), STANDARD.encode(&deep)];
     let bodies = [vec![b' '; BODY_CAP_BYTES], deep.clone(), vec![0xff; BODY_CAP_BYTES]];
     for body in bodies {
-        let outcome = FetchOutcome::Captured(Capture {
-            status: 402,
-            payment_required: Some(STANDARD.encode(&deep).into_bytes()),
-            body: CapturedBody::Complete(body),
-        });
-        assert_eq!(grade_check(URL, &outcome).state.as_str(), "HEADER-MISSING");
+        for header in &headers {
+            let outcome = FetchOutcome::Captured(Capture {
+                status: 402,
+                payment_required: Some(CapturedHeader::of(header.as_bytes())),
+                body: CapturedBody::Complete(body.clone()),
+            });
+            assert_eq!(grade_check(URL, &outcome).state.as_str(), "HEADER-MISSING");
+        }
     }
 }

@@ -10,7 +10,9 @@ mod support;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use payability_core::capture::{BODY_CAP_BYTES, Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{
+    BODY_CAP_BYTES, Capture, CapturedBody, CapturedHeader, FetchOutcome, HEADER_CAP_BYTES,
+};
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_runtime::fetch::{FETCH_DEADLINE, Fetcher};
 
@@ -37,7 +39,10 @@ fn describe(outcome: &FetchOutcome) -> String {
         FetchOutcome::Failed => "Failed".to_owned(),
         FetchOutcome::TimedOut => "TimedOut".to_owned(),
         FetchOutcome::Captured(Capture { status, payment_required, body }) => {
-            let header = payment_required.as_deref().map(String::from_utf8_lossy);
+            let header = payment_required.as_ref().map(|h| match h {
+                CapturedHeader::Complete(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                CapturedHeader::OverCap => "OverCap".to_owned(),
+            });
             let body = match body {
                 CapturedBody::OverCap => "OverCap".to_owned(),
                 CapturedBody::Complete(bytes) => {
@@ -54,7 +59,7 @@ fn describe(outcome: &FetchOutcome) -> String {
 fn captured(status: u16, header: Option<&[u8]>, body: &[u8]) -> FetchOutcome {
     FetchOutcome::Captured(Capture {
         status,
-        payment_required: header.map(<[u8]>::to_vec),
+        payment_required: header.map(CapturedHeader::of),
         body: CapturedBody::Complete(body.to_vec()),
     })
 }
@@ -120,6 +125,28 @@ async fn payment_required_header_is_the_first_value_raw_any_name_case() {
         let outcome = fetcher().fetch(&target(&server.url("/"))).await;
         let want = captured(402, want_header, b"{}");
         assert!(outcome == want, "{headers:?}: {}", describe(&outcome));
+    }
+}
+
+#[tokio::test]
+async fn payment_required_cap_is_16384_bytes_and_an_over_cap_value_is_not_kept() {
+    assert_eq!(HEADER_CAP_BYTES, 16_384);
+    let vectors = [
+        (HEADER_CAP_BYTES, CapturedHeader::Complete(vec![b'Q'; HEADER_CAP_BYTES])),
+        (HEADER_CAP_BYTES + 1, CapturedHeader::OverCap),
+        (100_000, CapturedHeader::OverCap),
+    ];
+    for (length, want) in vectors {
+        let header = format!("PAYMENT-REQUIRED: {}", "Q".repeat(length));
+        let server =
+            Server::start(answer(response("402 Payment Required", &[&header], b"{}"))).await;
+        let outcome = fetcher().fetch(&target(&server.url("/"))).await;
+        let want = FetchOutcome::Captured(Capture {
+            status: 402,
+            payment_required: Some(want),
+            body: CapturedBody::Complete(b"{}".to_vec()),
+        });
+        assert!(outcome == want, "{length} bytes: {}", describe(&outcome));
     }
 }
 
@@ -337,8 +364,9 @@ async fn an_http_1_0_close_delimited_response_is_captured() {
 /// What a capture looks like in the framing table: status and header length, or Failed.
 #[derive(Debug, PartialEq, Eq)]
 enum Seen {
-    /// Captured with this status, `PAYMENT-REQUIRED` length and complete body length.
-    Captured(u16, Option<usize>, usize),
+    /// Captured with this status, `PAYMENT-REQUIRED` (absent; `Some(None)` over its cap; or
+    /// the kept length) and complete body length.
+    Captured(u16, Option<Option<usize>>, usize),
     /// Failed.
     Failed,
 }
@@ -347,19 +375,19 @@ fn seen(outcome: &FetchOutcome) -> Option<Seen> {
     match outcome {
         FetchOutcome::Failed => Some(Seen::Failed),
         FetchOutcome::TimedOut => None,
-        FetchOutcome::Captured(c) => Some(Seen::Captured(
-            c.status,
-            c.payment_required.as_ref().map(Vec::len),
-            c.body_bytes()?.len(),
-        )),
+        FetchOutcome::Captured(c) => {
+            let header = c.payment_required.as_ref().map(|h| h.bytes().map(<[u8]>::len));
+            Some(Seen::Captured(c.status, header, c.body_bytes()?.len()))
+        }
     }
 }
 
 #[tokio::test]
 async fn unusual_framing_is_parsed_as_hyper_parses_it() {
-    // Pins the HTTP/1.1 parser's behaviour as observed (hyper 1.x defaults; the fetcher adds
-    // no header bound of its own): interim 1xx responses are skipped, more than 100 headers
-    // or a head over hyper's ~400 KB buffer is a failed fetch, malformed header lines fail.
+    // Pins the HTTP/1.1 parser's behaviour as observed (hyper 1.x defaults; the fetcher keeps
+    // at most 16,384 bytes of PAYMENT-REQUIRED): interim 1xx responses are skipped, more than
+    // 100 headers or a head over hyper's ~400 KB buffer is a failed fetch, malformed header
+    // lines fail.
     let p402 = "402 Payment Required";
     let many: Vec<String> = (0..120).map(|i| format!("X-H{i}: v")).collect();
     let many: Vec<&str> = many.iter().map(String::as_str).collect();
@@ -422,7 +450,7 @@ async fn unusual_framing_is_parsed_as_hyper_parses_it() {
         (
             "a 200,000-byte PAYMENT-REQUIRED",
             response(p402, &[&big], b"{}"),
-            Seen::Captured(402, Some(200_000), 2),
+            Seen::Captured(402, Some(None), 2),
         ),
         ("a 600,000-byte PAYMENT-REQUIRED", response(p402, &[&huge], b"{}"), Seen::Failed),
         ("NUL inside PAYMENT-REQUIRED", pr_line(b"PAYMENT-REQUIRED: a\x00b"), Seen::Failed),

@@ -20,7 +20,7 @@ pub enum CheckState {
     /// A core field is absent, amounts are absent or inconsistent, or an equality fails.
     #[serde(rename = "UNCONFIGURED")]
     Unconfigured,
-    /// The `PAYMENT-REQUIRED` header is absent or cannot be decoded.
+    /// The `PAYMENT-REQUIRED` header is absent, over its cap, or cannot be decoded.
     #[serde(rename = "HEADER-MISSING")]
     HeaderMissing,
     /// A present resource is not equal to the called URL.
@@ -70,6 +70,7 @@ pub struct CheckFactors {
     pub reason: Option<NotA402Reason>,
     pub body_parseable: bool,
     pub header_present: bool,
+    pub header_over_cap: bool,
     pub header_decodable: bool,
     pub recipient_present: bool,
     pub token_account_present: bool,
@@ -129,6 +130,7 @@ pub fn grade_check(called_url: &str, outcome: &FetchOutcome) -> CheckVerdict {
         reason: not_a_402,
         body_parseable: body.parseable(),
         header_present: header.present,
+        header_over_cap: header.over_cap,
         header_decodable: header.decodable(),
         recipient_present: body.recipient().is_some(),
         token_account_present: body.token_account().is_some(),

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::json::{forgiving_base64_decode, parse_json};
-use crate::capture::Capture;
+use crate::capture::{Capture, CapturedHeader};
 
 /// The body leg of one capture: the body's JSON document, when it was kept and parses.
 #[derive(Debug, Default)]
@@ -18,6 +18,8 @@ pub struct BodyLeg {
 pub struct HeaderLeg {
     /// The response carries a `PAYMENT-REQUIRED` header.
     pub present: bool,
+    /// Its value was longer than the header cap, so it was not kept or decoded.
+    pub over_cap: bool,
     /// The header's decoded JSON document (forgiving base64, then JSON).
     document: Option<Value>,
 }
@@ -122,13 +124,16 @@ impl BodyLeg {
 }
 
 impl HeaderLeg {
-    /// Decodes the header leg of a capture.
+    /// Decodes the header leg of a capture (never decoded when over the cap).
     pub fn from_capture(capture: Option<&Capture>) -> Self {
-        let Some(raw) = capture.and_then(|c| c.payment_required.as_deref()) else {
-            return Self::default();
-        };
-        let document = forgiving_base64_decode(raw).as_deref().and_then(parse_json);
-        Self { present: true, document }
+        match capture.and_then(|c| c.payment_required.as_ref()) {
+            None => Self::default(),
+            Some(CapturedHeader::OverCap) => Self { present: true, over_cap: true, document: None },
+            Some(CapturedHeader::Complete(raw)) => {
+                let document = forgiving_base64_decode(raw).as_deref().and_then(parse_json);
+                Self { present: true, over_cap: false, document }
+            }
+        }
     }
 
     /// The header value decodes (forgiving base64, then JSON).

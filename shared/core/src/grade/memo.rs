@@ -89,6 +89,8 @@ pub struct FetchFactors {
     pub body_parseable: bool,
     /// A `PAYMENT-REQUIRED` header is present.
     pub header_present: bool,
+    /// Its value was longer than 16,384 bytes (not kept, not decoded).
+    pub header_over_cap: bool,
     /// It decodes as forgiving base64 then JSON.
     pub header_decodable: bool,
     /// The body leg carries a memo (with the top-level fallback).
@@ -179,6 +181,7 @@ fn graded_fetch<'a>(
             body_over_cap: capture.is_some_and(|c| c.body == CapturedBody::OverCap),
             body_parseable: body.parseable(),
             header_present: header.present,
+            header_over_cap: header.over_cap,
             header_decodable: header.decodable(),
             body_memo_present: body_memo.is_some(),
             header_memo_present: header_memo.is_some(),

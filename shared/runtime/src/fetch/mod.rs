@@ -7,7 +7,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use payability_core::capture::{BODY_CAP_BYTES, Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{
+    BODY_CAP_BYTES, Capture, CapturedBody, CapturedHeader, FetchOutcome,
+};
 use payability_core::policy::{AddressRule, TargetUrl, address_allowed};
 use reqwest::{Client, Response, redirect};
 use url::Host;
@@ -92,12 +94,16 @@ impl Fetcher {
     }
 }
 
-/// Reads status, the first `PAYMENT-REQUIRED` value and the body, stopping as soon as the
-/// body exceeds the cap. A body that breaks off is a failed fetch, never a partial capture.
+/// Reads status, the first `PAYMENT-REQUIRED` value (copied only within its cap) and the
+/// body, stopping as soon as the body exceeds its cap. A body that breaks off is a failed
+/// fetch, never a partial capture. The head itself is bounded by the HTTP client's read
+/// buffer (hyper's default, about 400 KiB, beyond which the fetch fails).
 async fn capture(mut response: Response) -> FetchOutcome {
     let status = response.status().as_u16();
-    let payment_required =
-        response.headers().get("payment-required").map(|value| value.as_bytes().to_vec());
+    let payment_required = response
+        .headers()
+        .get("payment-required")
+        .map(|value| CapturedHeader::of(value.as_bytes()));
     let announced_over_cap =
         response.content_length().is_some_and(|len| len > BODY_CAP_BYTES as u64);
     let body = if announced_over_cap {

@@ -4,7 +4,7 @@
 //! header under 8 KB, and still grades POPULATED (check) and BOUND (memo) with the core.
 
 use http::Method;
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_runtime::api::errors::Refusal;
 use serde_json::{Value, json};
@@ -147,7 +147,9 @@ async fn the_bazaar_example_report_validates_against_its_compact_schema() {
 fn capture(answer: &Answer) -> FetchOutcome {
     FetchOutcome::Captured(Capture {
         status: answer.status,
-        payment_required: answer.header("payment-required").map(|h| h.as_bytes().to_vec()),
+        payment_required: answer
+            .header("payment-required")
+            .map(|h| CapturedHeader::of(h.as_bytes())),
         body: CapturedBody::Complete(answer.bytes.clone()),
     })
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_runtime::store::*;
 use serde_json::json;
@@ -715,7 +715,7 @@ async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
     let header = json!({"resource": {"url": url}, "accepts": [{"amount": "10000", "payTo": CANARY, "extra": {"memo": CANARY}}]});
     let outcome = FetchOutcome::Captured(Capture {
         status: 402,
-        payment_required: Some(STANDARD.encode(header.to_string()).into_bytes()),
+        payment_required: Some(CapturedHeader::of(STANDARD.encode(header.to_string()).as_bytes())),
         body: CapturedBody::Complete(
             json!({"accepts": [offer], "memo": CANARY}).to_string().into_bytes(),
         ),

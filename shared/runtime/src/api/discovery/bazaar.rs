@@ -10,7 +10,7 @@
 use std::sync::LazyLock;
 
 use http::Method;
-use payability_core::capture::{Capture, CapturedBody, FetchOutcome};
+use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::payment::memo::PaidRoute;
@@ -168,7 +168,7 @@ pub fn example_report(route: PaidRoute) -> Value {
         });
         FetchOutcome::Captured(Capture {
             status: 402,
-            payment_required: Some(challenge.payment_required.into_bytes()),
+            payment_required: Some(CapturedHeader::of(challenge.payment_required.as_bytes())),
             body: CapturedBody::Complete(challenge.body),
         })
     };
