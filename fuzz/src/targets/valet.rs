@@ -5,14 +5,16 @@
 //!
 //! Frame: the transaction date (10 bytes, UTF-8 lossily), then the JSON answer.
 
-use payability_runtime::fx::{FxError, applicable_rate, parse_observations};
+use payability_runtime::fx::{
+    FxError, MAX_VALET_ANSWER_BYTES, applicable_rate, parse_observations,
+};
 use payability_runtime::store::{CadRate, UtcDay};
 use serde_json::Value;
 
 use crate::frame::Frame;
 
-/// The date and 64 KiB of answer (the Valet read has no cap of its own: see the report).
-pub const MAX_LEN: usize = 10 + 65_536;
+/// The date and an answer up to the Valet read's cap.
+pub const MAX_LEN: usize = 10 + MAX_VALET_ANSWER_BYTES;
 
 pub fn run(data: &[u8]) {
     let mut frame = Frame::new(data);

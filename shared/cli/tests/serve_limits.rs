@@ -272,7 +272,13 @@ fn a_body_that_never_arrives_is_answered_408_within_the_body_timeout() {
     assert!(took + EARLY >= BODY_READ_TIMEOUT && took <= BODY_READ_TIMEOUT + SLACK, "{took:?}");
     let text = String::from_utf8_lossy(&answer).to_ascii_lowercase();
     assert!(text.contains("connection: close"), "{text}");
-    server.stop();
+    let log = server.stop();
+    let line = log.lines().find(|l| l.contains("refused by serve")).expect("a log line");
+    assert!(
+        line.contains(r#""status":408"#) && line.contains(r#""rule":"body_timeout""#),
+        "{line}"
+    );
+    assert!(!log.contains("99999999999"), "nothing the client sent is logged");
 }
 
 #[test]
@@ -322,7 +328,10 @@ fn only_a_body_over_the_cap_is_413_and_a_malformed_chunked_body_is_400() {
     for (case, head, body, status, rule) in cases {
         assert_eq!(post(&head, &body), (status, rule.to_owned()), "{case}");
     }
-    server.stop();
+    let log = server.stop();
+    let refused = log.lines().filter(|l| l.contains("refused by serve")).collect::<Vec<_>>();
+    assert_eq!(refused.len(), 2, "one line per malformed body: {refused:?}");
+    assert!(refused.iter().all(|l| l.contains(r#""rule":"body_unreadable""#)), "{refused:?}");
 }
 
 /// A `payability serve` whose open-files limit is `limit` (bash's `ulimit -n`), with its
@@ -460,6 +469,11 @@ fn past_the_connection_cap_the_server_answers_busy_at_once_and_does_not_spin() {
     }
     assert_eq!(status, 200, "answered again once the held connections left");
     assert!(server.saw(&format!("at most {cap} connections"), Duration::from_secs(1)));
+    // 70 refused connections within a few seconds: counted in at most one line a second.
+    let busy_lines: Vec<String> =
+        server.log().into_iter().filter(|l| l.contains("connections refused at the cap")).collect();
+    assert!(!busy_lines.is_empty() && busy_lines.len() <= 8, "{busy_lines:?}");
+    assert!(busy_lines.iter().all(|l| l.contains(r#""rule":"server_busy""#)), "{busy_lines:?}");
 }
 
 #[test]

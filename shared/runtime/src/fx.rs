@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::capped_body::{BodyError, read_capped};
 use crate::store::{CadRate, FillOutcome, Ledger, RateCache, StoreError, UtcDay};
 
 /// The Valet API's public origin.
@@ -15,6 +16,8 @@ pub const VALET_ORIGIN: &str = "https://www.bankofcanada.ca";
 pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
 /// Days looked at on each side of a transaction date.
 const WINDOW_DAYS: i64 = 10;
+/// Largest Valet answer read, in bytes (a 21-day window is about 2 KB); past it, `Malformed`.
+pub const MAX_VALET_ANSWER_BYTES: usize = 65_536;
 
 /// Published (date, rate) pairs, as the source lists them.
 pub type Published = Vec<(UtcDay, String)>;
@@ -24,7 +27,7 @@ pub type Published = Vec<(UtcDay, String)>;
 pub enum FxError {
     /// The source did not answer, timed out or answered an error status.
     Unavailable,
-    /// The answer does not have the Valet shape.
+    /// The answer does not have the Valet shape, or is over [`MAX_VALET_ANSWER_BYTES`].
     Malformed,
 }
 
@@ -68,7 +71,11 @@ impl RateSource for BankOfCanadaValet {
         if !response.status().is_success() {
             return Err(FxError::Unavailable);
         }
-        let body: Value = response.json().await.map_err(|_| FxError::Malformed)?;
+        let bytes = read_capped(response, MAX_VALET_ANSWER_BYTES).await.map_err(|e| match e {
+            BodyError::Broken => FxError::Unavailable,
+            BodyError::OverCap => FxError::Malformed,
+        })?;
+        let body: Value = serde_json::from_slice(&bytes).map_err(|_| FxError::Malformed)?;
         parse_observations(&body)
     }
 }

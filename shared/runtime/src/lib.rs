@@ -3,6 +3,7 @@
 //! client, Solana fee lookup).
 
 pub mod api;
+mod capped_body;
 pub mod clock;
 pub mod fetch;
 pub mod fx;

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use payability_runtime::fx::{BankOfCanadaValet, RateLookups};
+use payability_runtime::fx::{
+    BankOfCanadaValet, FxError, MAX_VALET_ANSWER_BYTES, RateLookups, RateSource,
+};
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{RateCache, UtcDay};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -20,10 +22,22 @@ enum Valet {
     Silent,
     /// Answers the date's rate.
     Publishes,
+    /// Streams a body without end (16 MiB at most) and counts the bytes it got out.
+    Endless,
+    /// Announces a body one byte over the cap and sends nothing of it.
+    AnnouncesOverCap,
 }
+
+/// The most an endless stand-in writes before giving up.
+const ENDLESS_BYTES: usize = 16 << 20;
 
 /// Starts a stand-in on 127.0.0.1 that counts its connections; it stops within 30 s.
 async fn valet(behaviour: Valet) -> (String, Arc<AtomicUsize>) {
+    valet_counting(behaviour, Arc::new(AtomicUsize::new(0))).await
+}
+
+/// As [`valet`], with the endless stand-in adding the bytes it wrote to `written`.
+async fn valet_counting(behaviour: Valet, written: Arc<AtomicUsize>) -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
     let connections = Arc::new(AtomicUsize::new(0));
@@ -43,6 +57,29 @@ async fn valet(behaviour: Valet) -> (String, Arc<AtomicUsize>) {
                         body.len()
                     );
                     let _ = stream.write_all(answer.as_bytes()).await;
+                }
+                Valet::Endless => {
+                    let mut request = [0u8; 4096];
+                    let _ = stream.read(&mut request).await;
+                    let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n";
+                    let _ = stream.write_all(head.as_bytes()).await;
+                    let chunk = [b' '; 64 << 10];
+                    while written.load(Ordering::SeqCst) < ENDLESS_BYTES {
+                        if stream.write_all(&chunk).await.is_err() {
+                            break;
+                        }
+                        written.fetch_add(chunk.len(), Ordering::SeqCst);
+                    }
+                }
+                Valet::AnnouncesOverCap => {
+                    let mut request = [0u8; 4096];
+                    let _ = stream.read(&mut request).await;
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
+                        MAX_VALET_ANSWER_BYTES + 1
+                    );
+                    let _ = stream.write_all(answer.as_bytes()).await;
+                    held.push(stream);
                 }
             }
         }
@@ -109,4 +146,22 @@ async fn a_refused_lookup_is_remembered_and_a_found_rate_is_kept_and_cached() {
     assert_eq!(connections.load(Ordering::SeqCst), 1, "asked once");
     assert_eq!(store.get(&day).await, Ok(Some(rate)), "and cached in the store");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_cap_is_malformed_and_is_not_read_to_its_end() {
+    let day = UtcDay::parse("2026-11-27").unwrap();
+    let written = Arc::new(AtomicUsize::new(0));
+    let (origin, _) = valet_counting(Valet::Endless, written.clone()).await;
+    let source = BankOfCanadaValet::new(&origin).unwrap();
+    assert_eq!(source.published(&day, &day).await, Err(FxError::Malformed), "endless body");
+    // The client stopped reading at the cap and closed: the stand-in could not write it all.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(written.load(Ordering::SeqCst) < ENDLESS_BYTES, "the read went on past the cap");
+
+    let (origin, _) = valet(Valet::AnnouncesOverCap).await;
+    let source = BankOfCanadaValet::new(&origin).unwrap();
+    let started = Instant::now();
+    assert_eq!(source.published(&day, &day).await, Err(FxError::Malformed), "announced");
+    assert!(started.elapsed() < Duration::from_secs(1), "refused on the announced length");
 }

@@ -30,6 +30,8 @@ pub const BUSY_LINGER: Duration = Duration::from_millis(1_000);
 pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 /// Longest pause of the accept loop after `accept` fails.
 pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_millis(500);
+/// At most one log line per this interval counts the connections refused at the cap.
+pub const BUSY_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The connection cap for an open-files limit: [`MAX_CONNECTIONS`], lowered so that
 /// [`FD_RESERVE`] descriptors (at most half the limit) stay free for everything else.
@@ -63,6 +65,7 @@ pub(super) async fn run<S: Stores + Send + Sync + 'static>(
     let permits = Arc::new(Semaphore::new(cap));
     let busy = Arc::new(Semaphore::new(MAX_BUSY_ANSWERS));
     let mut backoff = ACCEPT_BACKOFF_MIN;
+    let mut refused = RefusedAtCap::new();
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => {
@@ -86,11 +89,42 @@ pub(super) async fn run<S: Stores + Send + Sync + 'static>(
                 tokio::spawn(connection(stream, peer, service, next_id, permit));
             }
             Err(_) => {
+                refused.count(cap);
                 if let Ok(permit) = Arc::clone(&busy).try_acquire_owned() {
                     tokio::spawn(answer_busy(stream, permit));
                 }
                 // Else the stream is dropped: closed without an answer.
             }
+        }
+    }
+}
+
+/// The connections refused at the cap, logged as a count at most once per
+/// [`BUSY_LOG_INTERVAL`] (a flood past the cap must not become a flood of log lines).
+struct RefusedAtCap {
+    since_logged: u64,
+    logged_at: Option<tokio::time::Instant>,
+}
+
+impl RefusedAtCap {
+    fn new() -> Self {
+        Self { since_logged: 0, logged_at: None }
+    }
+
+    /// Counts one refused connection; logs the count when the interval has passed.
+    fn count(&mut self, cap: usize) {
+        self.since_logged += 1;
+        let now = tokio::time::Instant::now();
+        if self.logged_at.is_none_or(|at| now.duration_since(at) >= BUSY_LOG_INTERVAL) {
+            tracing::warn!(
+                status = 503,
+                rule = "server_busy",
+                refused = self.since_logged,
+                cap,
+                "connections refused at the cap"
+            );
+            self.since_logged = 0;
+            self.logged_at = Some(now);
         }
     }
 }

@@ -20,8 +20,15 @@ pub(super) fn closed_form(rule: &str, message: &str) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// A closed-form error answered by the server itself; the connection closes after it.
-fn refusal(status: StatusCode, rule: &str, message: &str) -> Response<Full<Bytes>> {
+/// A closed-form error answered by the server itself, with its log line (request id, status
+/// and rule: nothing the client sent); the connection closes after it.
+fn refusal(
+    request_id: &str,
+    status: StatusCode,
+    rule: &str,
+    message: &str,
+) -> Response<Full<Bytes>> {
+    tracing::info!(request_id, status = status.as_u16(), rule, "refused by serve");
     let mut response = Response::new(Full::new(Bytes::from(closed_form(rule, message))));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -49,6 +56,7 @@ pub(super) async fn answer<S: Stores + Send + Sync + 'static>(
         }
         Ok(Err(_)) => {
             return refusal(
+                &request_id,
                 StatusCode::BAD_REQUEST,
                 "body_unreadable",
                 "the request body broke off or is not valid HTTP/1.1 framing",
@@ -56,6 +64,7 @@ pub(super) async fn answer<S: Stores + Send + Sync + 'static>(
         }
         Err(_) => {
             return refusal(
+                &request_id,
                 StatusCode::REQUEST_TIMEOUT,
                 "body_timeout",
                 "the request body did not arrive within 10 seconds of its head",

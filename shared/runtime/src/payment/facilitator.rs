@@ -13,7 +13,7 @@ use payability_core::payment::solana::{decode_pubkey, decode_signature};
 use reqwest::{Client, StatusCode, redirect};
 use serde_json::{Map, Value, json};
 
-use super::{BodyError, read_capped};
+use crate::capped_body::{BodyError, read_capped};
 
 /// Time allowed to open a connection to the facilitator.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);

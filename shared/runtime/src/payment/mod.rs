@@ -2,29 +2,3 @@
 
 pub mod facilitator;
 pub mod solana_rpc;
-
-use reqwest::Response;
-
-/// Why a bounded body read stopped (closed form).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BodyError {
-    /// The connection failed or timed out mid-body.
-    Broken,
-    /// The body is longer than the cap.
-    OverCap,
-}
-
-/// Reads a response body of at most `cap` bytes, stopping as soon as it goes over.
-async fn read_capped(mut response: Response, cap: usize) -> Result<Vec<u8>, BodyError> {
-    if response.content_length().is_some_and(|len| len > cap as u64) {
-        return Err(BodyError::OverCap);
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|_| BodyError::Broken)? {
-        if body.len() + chunk.len() > cap {
-            return Err(BodyError::OverCap);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}

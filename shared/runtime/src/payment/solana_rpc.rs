@@ -12,7 +12,7 @@ use payability_core::payment::transaction::PaymentTransaction;
 use reqwest::Client;
 use serde_json::{Value, json};
 
-use super::{BodyError, read_capped};
+use crate::capped_body::{BodyError, read_capped};
 
 /// Largest RPC answer read, in bytes (a `getTransaction` answer with logs is a few KiB).
 pub const MAX_RPC_ANSWER_BYTES: usize = 256 * 1024;
