@@ -1,0 +1,516 @@
+//! The deployed shape, end to end (issue 11): the Lambda function binaries themselves, each
+//! behind the path the API gives it, under `cargo lambda watch` (the router of the workspace
+//! `Cargo.toml`, `[workspace.metadata.lambda.watch.router]`), configured the way the SAM
+//! template configures them: the DynamoDB store, the signing seed and the house token read
+//! from Secrets Manager by ARN, the public key pinned in `PAYABILITY_SIGNING_PUBLIC_KEY`.
+//! Loopback only: the facilitator fixture and the Solana RPC stub (tests/e2e), a seller, and
+//! moto's server for DynamoDB and Secrets Manager. Through the watch URL:
+//!
+//! - every function answers its route (the first request of each waits for its debug build);
+//! - `/criteria` publishes the key the check function signs with;
+//! - the free-tier race: 40 concurrent pre-checks for one wallet, exactly one 200 (watch
+//!   runs up to [`CONCURRENCY`] instances of the precheck function, so the race is between
+//!   processes, as between Lambda instances, and is settled by the store alone);
+//! - the official x402 Python client pays `POST /check` and `POST /memo`; the reports verify
+//!   against `/criteria`, with our code and with none of it (tests/e2e/verify_report.py);
+//! - a house check (the token from Secrets Manager) and a wrong token;
+//! - `/metrics` (its own function) and the ledger on DynamoDB count exactly that.
+//!
+//! Departure from the issue text: the store is moto's DynamoDB, not dynalite. dynalite 4.0
+//! has no `TransactWriteItems`, which the ledger write (`Ledger::record`) is, so the paid
+//! path cannot run on it; one DynamoDB-compatible server serves the whole scenario. (moto also
+//! stands in for Secrets Manager, which dynalite does not offer.)
+//!
+//! What `cargo lambda watch` 1.9.2 hands the functions: API Gateway HTTP API (payload 2.0)
+//! events with stage `$default`, domain `localhost`, the raw path as requested, and
+//! `sourceIp` always `127.0.0.1` (whatever the caller or X-Forwarded-For says). It starts
+//! each instance with `cargo run --bin <function>` (so the first request of a function waits
+//! for its build) in a process group of its own, more of them, up to `--concurrency`, while
+//! requests wait and no instance is idle, and stops them when it gets SIGTERM; an instance
+//! whose Runtime API is gone exits by itself.
+//!
+//! Every case is served by `cargo lambda watch`; none needs the Runtime API stand-in of
+//! functions/check/tests/api_gateway_events.rs.
+//!
+//! Hermetic: free loopback ports; watch runs with `--ignore-changes` (edits in the checkout
+//! never restart it) under a bash guard that stops it (SIGTERM) when this process closes the
+//! guard's stdin, on drop, on a panic, or when the process dies; every wait is bounded.
+//!
+//! Needs `scripts/test` (it installs cargo-lambda, the SDK and moto, starts moto and exports
+//! PAYABILITY_TEST_CARGO_LAMBDA, PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR and
+//! PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
+
+mod support;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
+use payability_runtime::api::errors::Refusal;
+use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
+use payability_runtime::store::{Ledger, Payer};
+use serde_json::{Value, json};
+use support::world::{
+    Fixture, LOCAL_REGION, Ran, Target, dynamodb_env, fixtures, http_json, moto_endpoint,
+    run_bounded, scratch_file, unique_suffix,
+};
+use support::{HOUSE_TOKEN, WALLET};
+
+/// How long the first requests, one per function, may wait together for `cargo run` to
+/// build the functions (debug). `cargo test` builds their dependencies, but not the function
+/// binaries themselves, and `cargo run --bin <function>` resolves features for that one
+/// function, so some dependencies may be compiled again.
+const BUILD_WITHIN: Duration = Duration::from_secs(20 * 60);
+/// How long watch has to listen on its port.
+const LISTEN_WITHIN: Duration = Duration::from_secs(60);
+/// How long any later request may take (a new instance may wait for cargo's build lock).
+const ANSWER_WITHIN: Duration = Duration::from_secs(120);
+/// How long one run of the buyer or the report verifier may take.
+const CHILD_WITHIN: Duration = Duration::from_secs(120);
+/// How long watch has to stop after SIGTERM before its process group is killed.
+const STOP_WITHIN: Duration = Duration::from_secs(20);
+/// The guard stops watch after this many seconds even if nobody closes its stdin.
+const LIFETIME_S: u64 = 45 * 60;
+/// Instances watch may run per function.
+const CONCURRENCY: usize = 4;
+/// Concurrent pre-checks of the free-tier race.
+const RACERS: usize = 40;
+/// The signing seed the template's generated secret would hold (64 hex digits there too).
+const SEED: [u8; 32] = [0x5a; 32];
+/// The wallet of the free-tier race.
+const RACE_WALLET: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+
+/// Starts watch as `bash -c GUARD LIFETIME cargo-lambda lambda watch ...`: watch runs in
+/// the background; the guard stops it with SIGTERM when the guard's stdin (a pipe from this
+/// process) reaches end-of-file or LIFETIME seconds pass, and exits with watch's status.
+const GUARD: &str = r#"exec 3<&0 0</dev/null
+"$@" & watch=$!
+( read -r -t "$0" _ <&3; kill -TERM "$watch" 2>/dev/null ) & guard=$!
+wait "$watch"; status=$?
+kill "$guard" 2>/dev/null
+exit "$status""#;
+
+/// The workspace root (watch reads the router from its Cargo.toml).
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// One HTTP answer: status, headers (names lower-cased) and the body as JSON (or null).
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status, self.body)
+    }
+}
+
+/// One HTTP/1.1 request to `base` (loopback), answered within `within`.
+fn call(
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    within: Duration,
+) -> Result<Answer, String> {
+    let address = base.strip_prefix("http://127.0.0.1:").map(|port| format!("127.0.0.1:{port}"));
+    let address = address.ok_or_else(|| format!("not a loopback URL: {base}"))?;
+    let mut stream = TcpStream::connect(&address).map_err(|e| format!("connect: {e}"))?;
+    stream.set_read_timeout(Some(within)).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        head.push_str("Content-Type: application/json\r\n");
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body.as_bytes())).unwrap();
+    let mut raw = Vec::new();
+    stream
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("{method} {path}: no answer within {within:?}: {e}"))?;
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n");
+    let split = split.ok_or_else(|| format!("{method} {path}: not an HTTP answer: {raw:?}"))?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok());
+    let status = status.ok_or_else(|| format!("{method} {path}: no status line: {head}"))?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let body = serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null);
+    Ok(Answer { status, headers, body })
+}
+
+/// `cargo lambda watch` serving the workspace's functions on a free loopback port.
+struct Watch {
+    guard: Child,
+    guard_stdin: Option<ChildStdin>,
+    base: String,
+    log: PathBuf,
+}
+
+impl Watch {
+    /// Starts watch on `port` with `env` added to this process's environment (minus proxies
+    /// and AWS settings), and waits until it listens.
+    fn start(port: u16, env: &[(String, String)]) -> Self {
+        let missing = "the deployed-shape test needs cargo-lambda: run scripts/test";
+        let cargo_lambda = std::env::var("PAYABILITY_TEST_CARGO_LAMBDA").expect(missing);
+        let port = port.to_string();
+        let log = PathBuf::from(scratch_file(&format!("watch-{}.log", unique_suffix())));
+        let file = File::create(&log).unwrap();
+        let concurrency = CONCURRENCY.to_string();
+        let mut command = Command::new("bash");
+        command
+            .args(["-c", GUARD, &LIFETIME_S.to_string(), &cargo_lambda, "lambda", "watch"])
+            .args(["--ignore-changes", "--invoke-address", "127.0.0.1", "--invoke-port", &port])
+            .args(["--concurrency", &concurrency])
+            .current_dir(workspace_root())
+            .stdin(Stdio::piped())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file);
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        for (name, _) in std::env::vars_os() {
+            let text = name.to_string_lossy();
+            if text.starts_with("AWS_") || text.to_ascii_lowercase().ends_with("_proxy") {
+                command.env_remove(&name);
+            }
+        }
+        command.env("NO_PROXY", "127.0.0.1,localhost").env("no_proxy", "127.0.0.1,localhost");
+        command.envs(env.iter().map(|(n, v)| (n, v)));
+        let mut guard = command.spawn().expect("bash starts");
+        let guard_stdin = guard.stdin.take();
+        let mut watch = Self { guard, guard_stdin, base: format!("http://127.0.0.1:{port}"), log };
+        let deadline = Instant::now() + LISTEN_WITHIN;
+        while TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
+            if let Ok(Some(status)) = watch.guard.try_wait() {
+                panic!("cargo lambda watch exited ({status}):\n{}", watch.log_tail());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "cargo lambda watch did not listen on {port} within {LISTEN_WITHIN:?}:\n{}",
+                watch.log_tail()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        watch
+    }
+
+    /// A request through the watch URL; a failure panics with the end of watch's log.
+    fn call(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+        self.call_within(method, path, headers, body, ANSWER_WITHIN)
+    }
+
+    fn call_within(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+        within: Duration,
+    ) -> Answer {
+        call(&self.base, method, path, headers, body, within)
+            .unwrap_or_else(|problem| panic!("{problem}\n{}", self.log_tail()))
+    }
+
+    /// The log so far (watch, cargo and the functions' JSON lines).
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The last lines of the log, for failure messages.
+    fn log_tail(&self) -> String {
+        let text = self.log_text();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(60)..].join("\n");
+        format!("--- last lines of {}:\n{tail}", self.log.display())
+    }
+
+    /// How many instances of `function` watch started.
+    fn instances_of(&self, function: &str) -> usize {
+        let started = format!("spawning function instance function=\"{function}\"");
+        self.log_text().matches(&started).count()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        // End-of-file on the guard's stdin: it sends SIGTERM to watch, which stops its
+        // instances and exits; past STOP_WITHIN the guard's process group is killed (an
+        // instance left behind exits when its Runtime API is gone).
+        drop(self.guard_stdin.take());
+        let deadline = Instant::now() + STOP_WITHIN;
+        loop {
+            match self.guard.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) if Instant::now() >= deadline => break,
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+        let group = format!("-{}", self.guard.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.guard.kill();
+        let _ = self.guard.wait();
+    }
+}
+
+/// An SDK configuration for moto (loopback, dummy credentials).
+fn moto_sdk(runtime: &tokio::runtime::Runtime) -> SdkConfig {
+    runtime.block_on(
+        aws_config::defaults(BehaviorVersion::latest())
+            .region(Region::new(LOCAL_REGION))
+            .endpoint_url(moto_endpoint())
+            .test_credentials()
+            .load(),
+    )
+}
+
+/// Creates a secret on moto with a unique name and returns its ARN.
+fn secret(runtime: &tokio::runtime::Runtime, sdk: &SdkConfig, what: &str, value: &str) -> String {
+    let client = aws_sdk_secretsmanager::Client::new(sdk);
+    let name = format!("payability-deployed-{what}-{}-{}", std::process::id(), unique_suffix());
+    let created = runtime.block_on(client.create_secret().name(&name).secret_string(value).send());
+    created.expect("moto creates the secret").arn().expect("an ARN").to_owned()
+}
+
+/// Runs tests/e2e/buyer.py (the official x402 Python SDK unless `extra` says otherwise)
+/// against `url`, bounded; returns its JSON line.
+fn buy(url: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
+    let (python, dir) = fixtures();
+    let mut command = Command::new(python);
+    command
+        .arg(format!("{dir}/buyer.py"))
+        .args(["--url", url, "--target", &target.url, "--rpc", &rpc.url()])
+        .args(extra);
+    let ran = run_bounded(command, CHILD_WITHIN);
+    ran.last_json().unwrap_or_else(|| panic!("the buyer gave no JSON line: {ran}"))
+}
+
+/// Verifies `report` with none of our code (tests/e2e/verify_report.py) against `criteria`;
+/// returns the run (exit 0 and `valid <key id>` when it verifies).
+fn third_party_verify(report: &Value, criteria: &Value) -> Ran {
+    let (python, dir) = fixtures();
+    let report_path = scratch_file(&format!("deployed-report-{}.json", unique_suffix()));
+    let criteria_path = scratch_file(&format!("deployed-criteria-{}.json", unique_suffix()));
+    std::fs::write(&report_path, report.to_string()).unwrap();
+    std::fs::write(&criteria_path, criteria.to_string()).unwrap();
+    let mut command = Command::new(python);
+    command.arg(format!("{dir}/verify_report.py")).args([&report_path, &criteria_path]);
+    run_bounded(command, CHILD_WITHIN)
+}
+
+/// A first request: method, path, headers, body and the status it must get.
+type WarmUp<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], &'a str, u16);
+
+#[test]
+fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() {
+    let started = Instant::now();
+    let rpc = Fixture::start("solana_rpc_stub.py", &[]);
+    let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
+    let target = Target::start();
+
+    // The store and the secrets, as the template wires them (on moto).
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let sdk = moto_sdk(&runtime);
+    let seed_hex: String = SEED.iter().map(|b| format!("{b:02x}")).collect();
+    let seed_arn = secret(&runtime, &sdk, "seed", &seed_hex);
+    let house_arn = secret(&runtime, &sdk, "house", HOUSE_TOKEN);
+    let pinned = ReportSigner::from_seed(&SEED).descriptor().clone();
+    let mut env = dynamodb_env(&moto_endpoint());
+    let table = |variable: &str| env.iter().find(|(n, _)| n == variable).unwrap().1.clone();
+    let tables = TableNames {
+        ledger: table("PAYABILITY_TABLE_LEDGER"),
+        payments: table("PAYABILITY_TABLE_PAYMENTS"),
+        free_tier: table("PAYABILITY_TABLE_FREE_TIER"),
+        metrics: table("PAYABILITY_TABLE_METRICS"),
+        fx: table("PAYABILITY_TABLE_FX"),
+    };
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    for (name, value) in [
+        ("PAYABILITY_OPERATOR_WALLET", WALLET.to_owned()),
+        ("PAYABILITY_FACILITATOR_URL", facilitator.url()),
+        ("PAYABILITY_SOLANA_RPC_URL", rpc.url()),
+        // The template's PublicBaseUrl: the challenges name the URL the buyer pays.
+        ("PAYABILITY_PUBLIC_BASE_URL", base.clone()),
+        ("PAYABILITY_SIGNING_KEY_SECRET_ARN", seed_arn),
+        ("PAYABILITY_HOUSE_TOKEN_SECRET_ARN", house_arn),
+        ("PAYABILITY_SIGNING_PUBLIC_KEY", pinned.jwk.x.clone()),
+        ("AWS_ENDPOINT_URL_SECRETS_MANAGER", moto_endpoint()),
+        // No profile of this machine's (~/.aws) reaches the functions.
+        ("AWS_CONFIG_FILE", "/dev/null".to_owned()),
+        ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null".to_owned()),
+        // Local only: the seller is on loopback, and the CAD rate source is a closed port
+        // (every ledger entry stays CAD-pending, none guessed).
+        ("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1".to_owned()),
+        ("PAYABILITY_BOC_VALET_ORIGIN", format!("http://127.0.0.1:{}", free_port())),
+    ] {
+        env.push((name.to_owned(), value));
+    }
+    let watch = Watch::start(port, &env);
+
+    // The first request of each function waits for its build; the paths are the API's.
+    let deadline = Instant::now() + BUILD_WITHIN;
+    let target_body = json!({"url": target.url}).to_string();
+    let warm_ups: [WarmUp; 7] = [
+        ("GET", "/criteria", &[], "", 200),
+        ("GET", "/toll/payability/criteria", &[], "", 200),
+        // A pre-check with a payment is refused before the free tier is touched.
+        ("POST", "/precheck", &[("X-PAYMENT", "e30")], &target_body, 400),
+        ("GET", "/check", &[], "", 402),
+        ("GET", "/memo", &[], "", 402),
+        ("GET", "/metrics", &[], "", 200),
+        ("GET", "/not-a-route", &[], "", 404),
+    ];
+    for (method, path, headers, body, status) in warm_ups {
+        let at = Instant::now();
+        let within = deadline.saturating_duration_since(at).max(Duration::from_secs(1));
+        let answer = watch.call_within(method, path, headers, body, within);
+        assert_eq!(answer.status, status, "{method} {path}: {answer}\n{}", watch.log_tail());
+        eprintln!("{method} {path}: {} after {:.1?}", answer.status, at.elapsed());
+    }
+    eprintln!("every function built and answering after {:.1?}", started.elapsed());
+    let unpaid = watch.call("GET", "/check", &[], "");
+    let challenge = unpaid.header("payment-required").map(str::to_owned);
+    assert!(challenge.is_some(), "the 402 carries PAYMENT-REQUIRED: {unpaid}");
+    assert_eq!(unpaid.body["accepts"][0]["resource"], format!("{base}/check"), "{unpaid}");
+    let not_covered = watch.call("POST", "/toll/payability/batch", &[], "{}");
+    assert_eq!(not_covered.body["error"]["rule"], "not_covered", "{not_covered}");
+
+    // /criteria publishes the pinned key: the one the check function's seed has.
+    let criteria = watch.call("GET", "/criteria", &[], "").body;
+    let keys: Vec<PublicKeyDescriptor> =
+        serde_json::from_value(criteria["signing_keys"].clone()).expect("signing_keys");
+    assert_eq!(keys, vec![pinned.clone()], "{}", criteria["signing_keys"]);
+
+    // The free-tier race: one wallet, one source (watch says 127.0.0.1 for every caller),
+    // 40 pre-checks at once; exactly one is free, every other is the too-soon 402.
+    let race_body = json!({"url": target.url, "caller": RACE_WALLET}).to_string();
+    let barrier = Arc::new(Barrier::new(RACERS));
+    let racers: Vec<_> = (0..RACERS)
+        .map(|_| {
+            let (barrier, base, body) = (barrier.clone(), base.clone(), race_body.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                call(&base, "POST", "/precheck", &[], &body, ANSWER_WITHIN)
+            })
+        })
+        .collect();
+    let answers: Vec<Answer> = racers
+        .into_iter()
+        .map(|racer| racer.join().unwrap().unwrap_or_else(|e| panic!("{e}\n{}", watch.log_tail())))
+        .collect();
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
+    let free: Vec<&Answer> = answers.iter().filter(|a| a.status == 200).collect();
+    assert_eq!(free.len(), 1, "exactly one free pre-check of {RACERS}: {statuses:?}");
+    let free = &free[0].body;
+    assert!(verify_signed(free, &keys).is_ok(), "the pre-check verifies: {free}");
+    assert_eq!(
+        (free["kind"].as_str(), free["in_policy"].as_bool()),
+        (Some("precheck"), Some(true))
+    );
+    let too_soon = json!(Refusal::FreeTooSoon.error_text());
+    for refused in answers.iter().filter(|a| a.status != 200) {
+        assert_eq!((refused.status, &refused.body["error"]), (402, &too_soon), "{refused}");
+        assert_eq!(refused.body["accepts"][0]["resource"], format!("{base}/check"));
+    }
+    eprintln!(
+        "free-tier race: {RACERS} pre-checks, one 200, {} precheck instance(s) started",
+        watch.instances_of("precheck")
+    );
+
+    // The official client pays POST /check and POST /memo.
+    let paid = buy(&format!("{base}/check"), &target, &rpc, &[]);
+    assert_eq!(paid["status"], 200, "{paid}\n{}", watch.log_tail());
+    let report = &paid["body"];
+    assert!(verify_signed(report, &keys).is_ok(), "the check report verifies: {report}");
+    assert_eq!(
+        (&report["op"], &report["state"], &report["house"]),
+        (&json!("check"), &json!("POPULATED"), &json!(false)),
+        "{report}"
+    );
+    assert_eq!(paid["payment_response_decoded"]["success"], true, "{paid}");
+    assert_eq!(target.hits(), 1, "the check fetched the seller once");
+    let verified = third_party_verify(report, &criteria);
+    let valid = format!("valid {}", pinned.key_id);
+    assert!(verified.status.is_some_and(|s| s.success()), "{verified}");
+    assert_eq!(verified.stdout.trim(), valid, "{verified}");
+    let mut altered = report.clone();
+    altered["state"] = json!("NO-PAYMENT");
+    let refused = third_party_verify(&altered, &criteria);
+    assert!(refused.status.is_some_and(|s| !s.success()), "an altered report: {refused}");
+
+    let memo = buy(&format!("{base}/memo"), &target, &rpc, &[]);
+    assert_eq!(memo["status"], 200, "{memo}\n{}", watch.log_tail());
+    assert!(verify_signed(&memo["body"], &keys).is_ok(), "the memo report verifies: {memo}");
+    assert_eq!(memo["body"]["state"], "MEMO-REUSED", "the seller serves a static memo");
+    assert_eq!(target.hits(), 3, "the memo op fetches twice");
+    let settled = http_json("GET", &format!("{}/__fixture/calls", facilitator.url()), None);
+    assert_eq!(settled["settled"], 2, "{settled}");
+
+    // A house check: the token the function read from Secrets Manager.
+    let bearer = format!("Bearer {HOUSE_TOKEN}");
+    let house = watch.call("POST", "/check", &[("Authorization", &bearer)], &target_body);
+    assert_eq!(house.status, 200, "{house}");
+    assert!(verify_signed(&house.body, &keys).is_ok(), "the house report verifies: {house}");
+    assert_eq!((&house.body["house"], &house.body["op"]), (&json!(true), &json!("check")));
+    assert_eq!(target.hits(), 4);
+    let wrong = watch.call("POST", "/check", &[("Authorization", "Bearer nope")], &target_body);
+    assert_eq!(wrong.status, 402, "a wrong token is an unpaid request: {wrong}");
+    assert_eq!(target.hits(), 4, "nothing was fetched for it");
+
+    // The metrics function reads what the others counted, and the ledger on DynamoDB holds
+    // the two paid entries (fee from getTransaction) and the house entry.
+    let metrics = watch.call("GET", "/metrics", &[], "").body;
+    let today = &metrics["today"];
+    let counts = [
+        ("precheck", 1),
+        ("free_tier_refusal", RACERS as u64 - 1),
+        ("paid_check_populated", 1),
+        ("paid_memo_memo_reused", 1),
+        ("house_check", 1),
+    ];
+    for (counter, count) in counts {
+        assert_eq!(today[counter], count, "{counter}: {metrics}");
+    }
+    let store = DynamoStore::new(&sdk, tables);
+    let entries = runtime.block_on(store.cad_pending(10)).expect("the ledger reads");
+    let (mut paid_entries, mut house_entries) = (0, 0);
+    for entry in &entries {
+        match &entry.payer {
+            Payer::Paid { fee_lamports, wallet, .. } => {
+                assert_eq!(*fee_lamports, Some(5000), "the fee came from getTransaction");
+                assert!(wallet.is_some(), "the payer's wallet is recorded");
+                paid_entries += 1;
+            }
+            Payer::House { .. } => house_entries += 1,
+        }
+    }
+    assert_eq!((paid_entries, house_entries), (2, 1), "{} ledger entries", entries.len());
+    eprintln!("deployed shape: green after {:.1?}", started.elapsed());
+}
