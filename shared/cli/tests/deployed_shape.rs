@@ -6,7 +6,7 @@
 //! Loopback only: the facilitator fixture and the Solana RPC stub (tests/e2e), a seller, and
 //! moto's server for DynamoDB and Secrets Manager. Through the watch URL:
 //!
-//! - every function answers its route (the first request of each waits for its debug build);
+//! - every function answers its route (each binary is built first, as watch's `cargo run` builds it);
 //! - `/criteria` publishes the key the check function signs with;
 //! - the free-tier race: 40 concurrent pre-checks for one wallet, exactly one 200 (watch
 //!   runs up to [`CONCURRENCY`] instances of the precheck function, so the race is between
@@ -52,6 +52,7 @@ use std::time::{Duration, Instant};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
+use payability_runtime::api::Route;
 use payability_runtime::api::errors::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
@@ -173,6 +174,26 @@ struct Watch {
     guard_stdin: Option<ChildStdin>,
     base: String,
     log: PathBuf,
+}
+
+/// Builds each function binary exactly as watch's `cargo run --manifest-path Cargo.toml
+/// --bin <function>` does, before watch starts: instances spawned while a first build runs
+/// queue on cargo's lock, and watch then answered a request with its own 500 (seen on a cold
+/// run); after this, watch's `cargo run` only starts the binary.
+fn build_functions() {
+    let mut functions: Vec<&str> = Route::ALL.iter().map(|route| route.function()).collect();
+    functions.push("not-covered");
+    functions.sort_unstable();
+    functions.dedup();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    for function in functions {
+        let mut command = Command::new(&cargo);
+        command
+            .args(["build", "--manifest-path", "Cargo.toml", "--bin", function])
+            .current_dir(workspace_root());
+        let ran = run_bounded(command, BUILD_WITHIN);
+        assert!(ran.status.is_some_and(|s| s.success()), "cargo build --bin {function}: {ran}");
+    }
 }
 
 impl Watch {
@@ -372,9 +393,10 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     ] {
         env.push((name.to_owned(), value));
     }
+    build_functions();
     let watch = Watch::start(port, &env);
 
-    // The first request of each function waits for its build; the paths are the API's.
+    // The first request of each function starts its first instance; the paths are the API's.
     let deadline = Instant::now() + BUILD_WITHIN;
     let target_body = json!({"url": target.url}).to_string();
     let warm_ups: [WarmUp; 7] = [
