@@ -28,7 +28,7 @@ use signing_key_resource::ResourceRequest;
 pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     init_logs();
     let mut config = started(ServiceConfig::from_env(None))?;
-    let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let sdk = sdk_config().await;
     let secrets = started(secrets::load_from_env(Some(&sdk)).await)?;
     config.house_token = secrets.house_token.or(config.house_token);
     let seed = secrets.signing_seed;
@@ -81,7 +81,7 @@ pub async fn run_metrics() -> Result<(), lambda_http::Error> {
     init_logs();
     match started(StoreChoice::from_env())? {
         StoreChoice::DynamoDb(tables) => {
-            let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+            let sdk = sdk_config().await;
             serve_metrics(DynamoStore::new(&sdk, tables)).await
         }
         StoreChoice::Embedded(path) => serve_metrics(started(SqliteStore::open(&path))?).await,
@@ -106,7 +106,7 @@ async fn serve_metrics<S: Metrics + Send + Sync + 'static>(
 /// [`signing_key_resource`]); it is not behind the API.
 pub async fn run_signing_key_resource() -> Result<(), lambda_http::Error> {
     init_logs();
-    let sdk = Arc::new(aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await);
+    let sdk = Arc::new(sdk_config().await);
     lambda_http::lambda_runtime::run(service_fn(move |event: LambdaEvent<ResourceRequest>| {
         let sdk = sdk.clone();
         async move {
@@ -201,6 +201,19 @@ fn base_url(domain: Option<&str>, stage: Option<&str>) -> Option<String> {
     }
 }
 
+/// The AWS SDK's configuration from the Lambda environment (region and credentials from the
+/// variables Lambda sets). Every SDK client of a function is built from it.
+pub async fn sdk_config() -> aws_config::SdkConfig {
+    sdk_loader().load().await
+}
+
+/// The one place that chooses the SDK's HTTPS client: the SDK's default, rustls on
+/// aws-lc-rs, the same crypto provider reqwest builds its clients with (the only one
+/// compiled in: `cargo tree -i ring` prints nothing). A test below builds both clients.
+fn sdk_loader() -> aws_config::ConfigLoader {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+}
+
 /// JSON log lines (request id, route, status, state, timings; never content).
 fn init_logs() {
     tracing_subscriber::fmt().json().with_current_span(false).without_time().init();
@@ -209,6 +222,29 @@ fn init_logs() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each HTTPS client a function builds finds its TLS crypto provider: the AWS SDK's
+    /// (built at its first request, here to a closed loopback port: a connection error, no
+    /// panic) and reqwest's (built at once, as the runtime and the signing-key resource do).
+    #[tokio::test]
+    async fn every_https_client_has_a_tls_crypto_provider() {
+        use aws_sdk_secretsmanager::config::{Credentials, Region};
+        use aws_sdk_secretsmanager::error::SdkError;
+        let sdk = sdk_loader()
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::new("test", "test", None, None, "test"))
+            .endpoint_url("https://127.0.0.1:9")
+            .retry_config(aws_config::retry::RetryConfig::disabled())
+            .load()
+            .await;
+        let client = aws_sdk_secretsmanager::Client::new(&sdk);
+        let sent = client.get_secret_value().secret_id("absent").send().await;
+        let failure = sent.expect_err("nothing listens on port 9");
+        let refused = matches!(&failure, SdkError::DispatchFailure(dispatch) if dispatch.is_io());
+        assert!(refused, "a refused connection, not {failure:?}");
+        let built = reqwest::Client::builder().no_proxy().build();
+        assert!(built.is_ok(), "reqwest builds its rustls client");
+    }
 
     #[test]
     fn stage_prefixes_come_off_the_path_and_go_into_the_base_url() {
