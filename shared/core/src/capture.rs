@@ -75,11 +75,6 @@ impl FetchOutcome {
 }
 
 impl Capture {
-    /// The `PAYMENT-REQUIRED` value bytes, when present and kept.
-    pub fn header_bytes(&self) -> Option<&[u8]> {
-        self.payment_required.as_ref().and_then(CapturedHeader::bytes)
-    }
-
     /// The body bytes, when they were kept.
     pub fn body_bytes(&self) -> Option<&[u8]> {
         match &self.body {

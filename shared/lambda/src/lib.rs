@@ -207,9 +207,9 @@ pub async fn sdk_config() -> aws_config::SdkConfig {
     sdk_loader().load().await
 }
 
-/// The one place that chooses the SDK's HTTPS client: the SDK's default, rustls on
-/// aws-lc-rs, the same crypto provider reqwest builds its clients with (the only one
-/// compiled in: `cargo tree -i ring` prints nothing). A test below builds both clients.
+/// The SDK loader of every function: the SDK's default HTTPS client, rustls on aws-lc-rs,
+/// the crypto provider reqwest's clients use too (the only one compiled in: `cargo tree -i
+/// ring` prints nothing). The test below builds both clients.
 fn sdk_loader() -> aws_config::ConfigLoader {
     aws_config::defaults(aws_config::BehaviorVersion::latest())
 }
