@@ -43,7 +43,7 @@ pub fn backfill(limit: usize) -> ExitCode {
                 backfill_cad(&SqliteStore::open(&path)?, &source, limit).await
             }
             StoreChoice::DynamoDb(tables) => {
-                let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+                let config = payability_runtime::http_client::aws_sdk_loader().load().await;
                 backfill_cad(&DynamoStore::new(&config, tables), &source, limit).await
             }
         }
@@ -133,7 +133,7 @@ pub fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
                 record_refund(&SqliteStore::open(&path)?, &key, now).await
             }
             StoreChoice::DynamoDb(tables) => {
-                let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+                let config = payability_runtime::http_client::aws_sdk_loader().load().await;
                 record_refund(&DynamoStore::new(&config, tables), &key, now).await
             }
         }

@@ -16,12 +16,12 @@ use payability_runtime::api::{
     ApiRequest, Publication, Route, Service, Stores, answer_criteria, answer_metrics,
     answer_unrouted,
 };
-use payability_runtime::clock;
 use payability_runtime::secrets;
 use payability_runtime::store::Metrics;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::DynamoStore;
 use payability_runtime::store::sqlite::SqliteStore;
+use payability_runtime::{clock, http_client};
 use signing_key_resource::ResourceRequest;
 
 /// Runs a function that answers `routes` (other paths: 404 `not_found`).
@@ -207,11 +207,11 @@ pub async fn sdk_config() -> aws_config::SdkConfig {
     sdk_loader().load().await
 }
 
-/// The SDK loader of every function: the SDK's default HTTPS client, rustls on aws-lc-rs,
-/// the crypto provider reqwest's clients use too (the only one compiled in: `cargo tree -i
-/// ring` prints nothing). The test below builds both clients.
+/// The SDK loader of every function: the SDK's default HTTPS client on the runtime's shared
+/// root certificates, rustls on aws-lc-rs like reqwest's clients (the only crypto provider
+/// compiled in: `cargo tree -i ring` prints nothing). The test below builds both clients.
 fn sdk_loader() -> aws_config::ConfigLoader {
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
+    http_client::aws_sdk_loader()
 }
 
 /// JSON log lines (request id, route, status, state, timings; never content).
@@ -224,8 +224,9 @@ mod tests {
     use super::*;
 
     /// Each HTTPS client a function builds finds its TLS crypto provider: the AWS SDK's
-    /// (built at its first request, here to a closed loopback port: a connection error, no
-    /// panic) and reqwest's (built at once, as the runtime and the signing-key resource do).
+    /// (its connector built on the shared roots; the call goes to a closed loopback port: a
+    /// connection error, no panic) and the runtime's reqwest clients (built at once from `http_client::builder`, as
+    /// the service and the signing-key resource do).
     #[tokio::test]
     async fn every_https_client_has_a_tls_crypto_provider() {
         use aws_sdk_secretsmanager::config::{Credentials, Region};
@@ -242,8 +243,8 @@ mod tests {
         let failure = sent.expect_err("nothing listens on port 9");
         let refused = matches!(&failure, SdkError::DispatchFailure(dispatch) if dispatch.is_io());
         assert!(refused, "a refused connection, not {failure:?}");
-        let built = reqwest::Client::builder().no_proxy().build();
-        assert!(built.is_ok(), "reqwest builds its rustls client");
+        let built = http_client::builder().no_proxy().build();
+        assert!(built.is_ok(), "reqwest builds its client on the shared TLS configuration");
     }
 
     #[test]

@@ -141,7 +141,7 @@ pub async fn outcome(
 /// Uploads `body` to the request's pre-signed URL (PUT, no content type, as CloudFormation
 /// signs it), trying up to [`ANSWER_ATTEMPTS`] times.
 pub async fn upload(request: &ResourceRequest, body: &Value) -> Result<(), UploadFailed> {
-    let client = reqwest::Client::builder()
+    let client = payability_runtime::http_client::builder()
         .no_proxy()
         .timeout(ANSWER_TIMEOUT)
         .build()

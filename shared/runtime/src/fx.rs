@@ -51,7 +51,7 @@ pub struct BankOfCanadaValet {
 impl BankOfCanadaValet {
     /// A client of the Valet API at `origin` (normally [`VALET_ORIGIN`]).
     pub fn new(origin: &str) -> Result<Self, FxError> {
-        let client = reqwest::Client::builder()
+        let client = crate::http_client::builder()
             .timeout(LOOKUP_TIMEOUT)
             .build()
             .map_err(|_| FxError::Unavailable)?;

@@ -33,7 +33,7 @@ pub async fn serve(port: u16, local_seed: Option<[u8; 32]>) -> Result<(), String
         ServiceConfig::from_env(Some(&format!("http://{local}"))).map_err(|e| e.to_string())?;
     let needs_aws = local_seed.is_none() || matches!(config.store, StoreChoice::DynamoDb(_));
     let sdk = match needs_aws {
-        true => Some(aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await),
+        true => Some(payability_runtime::http_client::aws_sdk_loader().load().await),
         false => None,
     };
     let seed = match local_seed {

@@ -101,7 +101,7 @@ impl<S: Stores> Service<S> {
             payability_core::challenge::USDC_MINT,
         )
         .ok_or(ServiceError::NoTokenAccount)?;
-        let rpc_client = reqwest::Client::builder()
+        let rpc_client = crate::http_client::builder()
             .no_proxy()
             .timeout(FEE_LOOKUP_BOUND)
             .build()

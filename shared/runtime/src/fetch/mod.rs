@@ -47,7 +47,7 @@ impl Fetcher {
 
     /// Builds a fetcher with another deadline (tests of the deadline itself only).
     pub fn with_deadline(rule: AddressRule, deadline: Duration) -> Result<Self, FetcherBuildError> {
-        let client = Client::builder()
+        let client = crate::http_client::builder()
             .redirect(redirect::Policy::none())
             .no_proxy()
             .dns_resolver(Arc::new(VettingResolver { rule }))

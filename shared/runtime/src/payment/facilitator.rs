@@ -210,7 +210,7 @@ impl Facilitator {
         {
             return Err(FacilitatorError::Malformed);
         }
-        let client = Client::builder()
+        let client = crate::http_client::builder()
             .no_proxy()
             .redirect(redirect::Policy::none())
             .connect_timeout(timeouts.connect)
