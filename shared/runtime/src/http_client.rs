@@ -54,6 +54,7 @@ pub fn aws_sdk_loader() -> aws_config::ConfigLoader {
 }
 
 impl SystemRoots {
+    /// Reads the platform's certificates and keeps those that parse as trust anchors.
     fn read() -> Self {
         let mut store = RootCertStore::empty();
         let mut pem = String::new();
@@ -71,22 +72,26 @@ impl SystemRoots {
 
 /// The platform's certificates: what `SSL_CERT_FILE` and `SSL_CERT_DIR` name when either is
 /// set (as every rustls client reads them); else the system bundle alone when it holds a
-/// certificate (Debian's `/etc/ssl/certs/ca-certificates.crt`, Amazon Linux's
-/// `/etc/pki/tls/certs/ca-bundle.crt`, found as OpenSSL finds them), since the certificate
-/// directory beside it holds the same certificates again and reading its files took 4 ms of
-/// every cold start; else the bundle and the directories both.
+/// certificate (found as OpenSSL finds it: Debian's `/etc/ssl/certs/ca-certificates.crt`,
+/// Amazon Linux's `/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem`), since the
+/// certificate directory beside it holds the same certificates again and reading its files
+/// took 4 ms of every cold start; else the bundle and the directories both.
 fn platform_certificates() -> Vec<CertificateDer<'static>> {
     let overridden =
         ["SSL_CERT_FILE", "SSL_CERT_DIR"].iter().any(|name| env::var_os(name).is_some());
-    if !overridden && let Some(bundle) = openssl_probe::probe().cert_file {
-        let found = rustls_native_certs::load_certs_from_paths(Some(&bundle), None).certs;
-        if !found.is_empty() {
-            return found;
-        }
+    let bundle = match overridden {
+        true => None,
+        false => openssl_probe::probe().cert_file,
+    };
+    let from_bundle =
+        bundle.map(|file| rustls_native_certs::load_certs_from_paths(Some(&file), None));
+    match from_bundle {
+        Some(found) if !found.certs.is_empty() => found.certs,
+        _ => rustls_native_certs::load_native_certs().certs,
     }
-    rustls_native_certs::load_native_certs().certs
 }
 
+/// reqwest's configuration on the shared roots; None without a root.
 fn reqwest_tls() -> Option<ClientConfig> {
     let roots = SYSTEM_ROOTS.store.clone();
     if roots.is_empty() {
