@@ -225,8 +225,8 @@ mod tests {
 
     /// Each HTTPS client a function builds finds its TLS crypto provider: the AWS SDK's
     /// (its connector built on the shared roots; the call goes to a closed loopback port: a
-    /// connection error, no panic) and the runtime's reqwest clients (built at once from `http_client::builder`, as
-    /// the service and the signing-key resource do).
+    /// connection error, no panic) and the runtime's reqwest clients (built at once from
+    /// `http_client::builder`, as the service and the signing-key resource do).
     #[tokio::test]
     async fn every_https_client_has_a_tls_crypto_provider() {
         use aws_sdk_secretsmanager::config::{Credentials, Region};
