@@ -202,16 +202,10 @@ fn base_url(domain: Option<&str>, stage: Option<&str>) -> Option<String> {
 }
 
 /// The AWS SDK's configuration from the Lambda environment (region and credentials from the
-/// variables Lambda sets). Every SDK client of a function is built from it.
+/// variables Lambda sets), its HTTPS client on the runtime's shared root certificates
+/// (`http_client::aws_sdk_loader`). Every SDK client of a function is built from it.
 pub async fn sdk_config() -> aws_config::SdkConfig {
-    sdk_loader().load().await
-}
-
-/// The SDK loader of every function: the SDK's default HTTPS client on the runtime's shared
-/// root certificates, rustls on aws-lc-rs like reqwest's clients (the only crypto provider
-/// compiled in: `cargo tree -i ring` prints nothing). The test below builds both clients.
-fn sdk_loader() -> aws_config::ConfigLoader {
-    http_client::aws_sdk_loader()
+    http_client::aws_sdk_loader().load().await
 }
 
 /// JSON log lines (request id, route, status, state, timings; never content).
@@ -231,7 +225,7 @@ mod tests {
     async fn every_https_client_has_a_tls_crypto_provider() {
         use aws_sdk_secretsmanager::config::{Credentials, Region};
         use aws_sdk_secretsmanager::error::SdkError;
-        let sdk = sdk_loader()
+        let sdk = http_client::aws_sdk_loader()
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new("test", "test", None, None, "test"))
             .endpoint_url("https://127.0.0.1:9")
