@@ -4,9 +4,12 @@
 //! middleware (tests/e2e/sellers/seller.py), each serving one Solana `exact` USDC route with
 //! the facilitator fixture answering `/supported`, in every route variant docs/sellers.md
 //! documents: out of the box, with the bazaar extension, with a fixed and a fresh
-//! `extra.memo`, and the recipes that reach POPULATED and BOUND. Each row runs the real
+//! `extra.memo`, with a v1-style body but no memo, and the recipes that reach POPULATED and
+//! BOUND. Each row runs the real
 //! `payability check` and `payability memo` against a fresh seller and asserts the state;
 //! neither the seller's payTo, its token account nor any memo it issued reaches the output.
+//! Then the official x402 Python client pays the seller (the facilitator fixture verifying
+//! and settling on the Solana RPC stub): no variant stops the route from taking payments.
 //!
 //! Needs `scripts/test`: it installs the npm middlewares (tests/e2e/sellers/package-lock.json)
 //! and the SDK's web extras into the x402 virtualenv, and exports
@@ -17,8 +20,8 @@ mod support;
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::Value;
-use support::world::{Fixture, Ran, fixtures, run_bounded, scratch_file};
+use serde_json::{Value, json};
+use support::world::{Fixture, Ran, fixtures, http_json, run_bounded, scratch_file};
 
 /// The sellers' payTo: a made-up wallet (valid base58, 32 bytes), a custody canary.
 const PAY_TO: &str = "Se11erPayToCanary11111111111111111111111111";
@@ -29,6 +32,8 @@ const TOKEN_ACCOUNT: &str = "5KEdu177rti6LWpyC8A1G28FZm7iyhZGUcG22YCx4LK5";
 const MEMO: &str = "sellercanary_memo_5b1f";
 /// How long one `payability` run may take (the memo op fetches twice, 5 s each at most).
 const RUN_WITHIN: Duration = Duration::from_secs(30);
+/// How long one paid request with the official client may take (402, sign, verify, settle).
+const PAY_WITHIN: Duration = Duration::from_secs(60);
 /// A throwaway signing seed (64 hex digits).
 const SEED_HEX: &str = "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e";
 
@@ -42,46 +47,63 @@ enum Middleware {
 }
 
 /// (middleware, route variant, check state, memo state): what each seller grades.
-const GRADES: [(Middleware, &str, &str, &str); 24] = {
+const GRADES: [(Middleware, &str, &str, &str); 28] = {
     use Middleware::*;
     [
         (Express, "default", "UNCONFIGURED", "MEMO-ABSENT"),
         (Express, "bazaar", "UNCONFIGURED", "MEMO-ABSENT"),
         (Express, "memo-fixed", "UNCONFIGURED", "MEMO-ABSENT"),
         (Express, "memo-fresh", "UNCONFIGURED", "MEMO-ABSENT"),
+        (Express, "body-only", "UNCONFIGURED", "MEMO-ABSENT"),
         (Express, "populated", "POPULATED", "MEMO-REUSED"),
         (Express, "bound", "POPULATED", "BOUND"),
         (Hono, "default", "UNCONFIGURED", "MEMO-ABSENT"),
         (Hono, "bazaar", "UNCONFIGURED", "MEMO-ABSENT"),
         (Hono, "memo-fixed", "UNCONFIGURED", "MEMO-ABSENT"),
         (Hono, "memo-fresh", "UNCONFIGURED", "MEMO-ABSENT"),
+        (Hono, "body-only", "UNCONFIGURED", "MEMO-ABSENT"),
         (Hono, "populated", "POPULATED", "MEMO-REUSED"),
         (Hono, "bound", "POPULATED", "BOUND"),
         (FastApi, "default", "UNCONFIGURED", "MEMO-ABSENT"),
         (FastApi, "bazaar", "UNCONFIGURED", "MEMO-ABSENT"),
         (FastApi, "memo-fixed", "UNCONFIGURED", "MEMO-ABSENT"),
         (FastApi, "memo-fresh", "UNCONFIGURED", "MEMO-ABSENT"),
+        (FastApi, "body-only", "UNCONFIGURED", "MEMO-ABSENT"),
         (FastApi, "populated", "POPULATED", "MEMO-REUSED"),
         (FastApi, "bound", "POPULATED", "BOUND"),
         (Flask, "default", "UNCONFIGURED", "MEMO-ABSENT"),
         (Flask, "bazaar", "UNCONFIGURED", "MEMO-ABSENT"),
         (Flask, "memo-fixed", "UNCONFIGURED", "MEMO-ABSENT"),
         (Flask, "memo-fresh", "UNCONFIGURED", "MEMO-ABSENT"),
+        (Flask, "body-only", "UNCONFIGURED", "MEMO-ABSENT"),
         (Flask, "populated", "POPULATED", "MEMO-REUSED"),
         (Flask, "bound", "POPULATED", "BOUND"),
     ]
 };
 
-/// The body-leg factors of a check report on a v2 middleware's `{}` body: parseable JSON
-/// without `accepts[0]`, so every body field is absent while the header decodes.
-const EMPTY_BODY_FACTORS: [(&str, bool); 6] = [
-    ("body_parseable", true),
-    ("header_decodable", true),
-    ("recipient_present", false),
-    ("token_account_present", false),
-    ("amounts_present", false),
-    ("resource_present", false),
-];
+/// The check factors a variant's report shows: on a v2 middleware's `{}` body (parseable JSON
+/// without `accepts[0]`) every body field is absent while the header decodes; with the v1-style
+/// body but no memo, only the memo is missing.
+fn factors_of(variant: &str) -> &'static [(&'static str, bool)] {
+    match variant {
+        "populated" | "bound" => &[],
+        "body-only" => &[
+            ("recipient_present", true),
+            ("token_account_present", true),
+            ("amounts_consistent", true),
+            ("resource_present", true),
+            ("memo_present", false),
+        ],
+        _ => &[
+            ("body_parseable", true),
+            ("header_decodable", true),
+            ("recipient_present", false),
+            ("token_account_present", false),
+            ("amounts_present", false),
+            ("resource_present", false),
+        ],
+    }
+}
 
 impl Middleware {
     /// Starts a seller built with this middleware in `variant`, on a free loopback port.
@@ -131,14 +153,30 @@ fn payability(op: &str, url: &str, key: &str) -> (Ran, Value) {
     (ran, report)
 }
 
+/// Pays `url` with the official x402 Python client (tests/e2e/buyer.py, `GET`) on the Solana
+/// RPC stub at `rpc`; returns the buyer's JSON line.
+fn pay(url: &str, rpc: &str) -> Value {
+    let (python, dir) = fixtures();
+    let mut command = Command::new(python);
+    command
+        .arg(format!("{dir}/buyer.py"))
+        .args(["--url", url, "--method", "GET", "--body", "{}", "--rpc", rpc]);
+    let ran = run_bounded(command, PAY_WITHIN);
+    ran.last_json().unwrap_or_else(|| panic!("buyer.py printed no JSON line: {ran}"))
+}
+
 /// Grades every variant of `middleware` in [`GRADES`] with both ops and asserts the states,
-/// the empty-body factors of the out-of-the-box challenges, and custody of the output.
+/// the empty-body factors of the out-of-the-box challenges and custody of the output; then
+/// pays each seller once with the official client (every variant still takes payments: a
+/// fresh memo is recognised on the paid request).
 fn grades_as_documented(middleware: Middleware) {
-    let facilitator = Fixture::start("facilitator_fixture.py", &[]);
+    let rpc = Fixture::start("solana_rpc_stub.py", &[]);
+    let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
     let key = scratch_file(&format!("sellers-{middleware:?}-signing-seed"));
     std::fs::write(&key, SEED_HEX).unwrap();
     let mut failures = Vec::new();
-    for (_, variant, check_state, memo_state) in GRADES.iter().filter(|g| g.0 == middleware) {
+    let rows: Vec<_> = GRADES.iter().filter(|g| g.0 == middleware).collect();
+    for (_, variant, check_state, memo_state) in &rows {
         let seller = middleware.start(variant, &facilitator.url());
         let url = format!("{}/weather", seller.url());
         let (check_run, check) = payability("check", &url, &key);
@@ -147,11 +185,9 @@ fn grades_as_documented(middleware: Middleware) {
         if got != (Some(*check_state), Some(*memo_state)) {
             failures.push(format!("{middleware:?} {variant}: {got:?}\n{check}\n{memo}"));
         }
-        if !matches!(*variant, "populated" | "bound") {
-            for (factor, value) in EMPTY_BODY_FACTORS {
-                let had = &check["factors"][factor];
-                assert_eq!(had, value, "{middleware:?} {variant}: {factor} in {check}");
-            }
+        for (factor, value) in factors_of(variant) {
+            let had = &check["factors"][factor];
+            assert_eq!(had, value, "{middleware:?} {variant}: {factor} in {check}");
         }
         for run in [&check_run, &memo_run] {
             for canary in [PAY_TO, TOKEN_ACCOUNT, MEMO] {
@@ -159,8 +195,16 @@ fn grades_as_documented(middleware: Middleware) {
                 assert!(!leaked, "{middleware:?} {variant}: a fetched value in the output: {run}");
             }
         }
+        let paid = pay(&url, &rpc.url());
+        assert_eq!(
+            (&paid["status"], &paid["payment_response_decoded"]["success"]),
+            (&json!(200), &json!(true)),
+            "{middleware:?} {variant}: the official client's payment: {paid}"
+        );
     }
     assert!(failures.is_empty(), "graded otherwise than documented:\n{}", failures.join("\n"));
+    let calls = http_json("GET", &format!("{}/__fixture/calls", facilitator.url()), None);
+    assert_eq!(calls["settled"], json!(rows.len()), "one settlement per seller: {calls}");
 }
 
 #[test]

@@ -14,10 +14,11 @@
 //   default     the middleware's own example route, nothing added
 //   bazaar      + the bazaar discovery extension (declareDiscoveryExtension)
 //   memo-fixed  + extra.memo = --memo on every challenge
-//   memo-fresh  + a fresh extra.memo per challenge (--memo + "-" + 16 random bytes), set by a
-//               dynamic price
-//   populated   memo-fixed + extra.usdc_token_account + the unpaidResponseBody hook answering
-//               the same challenge as a v1-style JSON body
+//   memo-fresh  + a fresh extra.memo per challenge (--memo + "-" + a nonce and its HMAC), set
+//               by a dynamic price, which reuses the memo of a payment this seller issued
+//   body-only   + extra.usdc_token_account + the unpaidResponseBody hook answering the same
+//               challenge as a v1-style JSON body (no memo)
+//   populated   memo-fixed + extra.usdc_token_account + that hook
 //   bound       memo-fresh + extra.usdc_token_account + that hook (the body carries the memo
 //               of the same challenge)
 //
@@ -25,7 +26,7 @@
 // package.json / package-lock.json beside this file); --modules (default: that node_modules,
 // or $PAYABILITY_TEST_SELLERS_MODULES) says where they are.
 
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -37,7 +38,15 @@ console.log = console.info = console.debug = console.error;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
-const VARIANTS = ["default", "bazaar", "memo-fixed", "memo-fresh", "populated", "bound"];
+const VARIANTS = [
+  "default",
+  "bazaar",
+  "memo-fixed",
+  "memo-fresh",
+  "body-only",
+  "populated",
+  "bound",
+];
 
 const { values: args } = parseArgs({
   options: {
@@ -77,6 +86,7 @@ const requireFrom = createRequire(path.join(modulesDir, "noop.js"));
 const load = async (specifier) => import(pathToFileURL(requireFrom.resolve(specifier)).href);
 
 const { HTTPFacilitatorClient } = await load("@x402/core/server");
+const { decodePaymentSignatureHeader } = await load("@x402/core/http");
 const { ExactSvmScheme } = await load("@x402/svm/exact/server");
 const { declareDiscoveryExtension } = await load("@x402/extensions/bazaar");
 const { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } = await load("@solana-program/token");
@@ -94,18 +104,43 @@ const [usdcTokenAccount] = await findAssociatedTokenPda({
   tokenProgram: TOKEN_PROGRAM_ADDRESS,
 });
 
-// One memo per challenge, remembered for that request so that the body built by the
-// unpaidResponseBody hook carries the memo of the same challenge (the price function and the
-// hook get the same context object).
+// A fresh memo per challenge: `<prefix>-<nonce>.<tag>`, the tag an HMAC of the nonce under a
+// key only this seller holds, so that the seller recognises its own memo when the buyer pays
+// (the middleware builds the requirements again for the paid request, and a payment matches
+// only requirements with its memo) without storing any.
+const memoKey = randomBytes(32);
+const tagOf = (nonce) => createHmac("sha256", memoKey).update(nonce).digest("base64url").slice(0, 22);
+const issueMemo = () => {
+  const nonce = randomBytes(12).toString("base64url");
+  return `${args.memo}-${nonce}.${tagOf(nonce)}`;
+};
+const issuedHere = (memo) => {
+  const parts = /-([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})$/.exec(memo);
+  return parts !== null && timingSafeEqual(Buffer.from(parts[2]), Buffer.from(tagOf(parts[1])));
+};
+// The memo of the payment a request carries, when this seller issued it.
+const paidMemo = (paymentHeader) => {
+  try {
+    const memo = decodePaymentSignatureHeader(paymentHeader).accepted?.extra?.memo;
+    return typeof memo === "string" && issuedHere(memo) ? memo : undefined;
+  } catch {
+    return undefined;
+  }
+};
+// One memo per request, remembered so that the body built by the unpaidResponseBody hook
+// carries the memo of the same challenge (the price function and the hook get the same
+// context object).
 const memoOf = new WeakMap();
 const freshMemo = (context) => {
-  if (!memoOf.has(context)) memoOf.set(context, `${args.memo}-${randomBytes(16).toString("base64url")}`);
+  if (!memoOf.has(context)) {
+    memoOf.set(context, (context.paymentHeader && paidMemo(context.paymentHeader)) || issueMemo());
+  }
   return memoOf.get(context);
 };
 
 const fixedMemo = ["memo-fixed", "populated"].includes(variant);
 const perChallengeMemo = ["memo-fresh", "bound"].includes(variant);
-const withBody = ["populated", "bound"].includes(variant);
+const withBody = ["body-only", "populated", "bound"].includes(variant);
 const extra = {
   ...(fixedMemo && { memo: args.memo }),
   ...(withBody && { usdc_token_account: usdcTokenAccount }),

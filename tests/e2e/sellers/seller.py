@@ -11,13 +11,18 @@ mainnet (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp), USDC, $0.01 (10000 base units
 is --facilitator. Prints exactly one stdout line, `ready <port>`, once it listens; exits
 after --max-lifetime seconds and, with --watch-stdin, when stdin reaches end-of-file. The
 variants are those of seller.mjs (see there): default, bazaar, memo-fixed, memo-fresh,
-populated, bound.
+body-only, populated, bound.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
+import hmac
+import logging
 import os
+import re
 import secrets
 import socket
 import sys
@@ -31,13 +36,17 @@ for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_prox
 from solders.pubkey import Pubkey  # noqa: E402
 from spl.token.instructions import get_associated_token_address  # noqa: E402
 from x402.extensions.bazaar import OutputConfig, declare_discovery_extension  # noqa: E402
-from x402.http import FacilitatorConfig, HTTPResponseBody  # noqa: E402
+from x402.http import (  # noqa: E402
+    FacilitatorConfig,
+    HTTPResponseBody,
+    decode_payment_signature_header,
+)
 
 import svm_payment as sp  # noqa: E402
 
 SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-VARIANTS = ("default", "bazaar", "memo-fixed", "memo-fresh", "populated", "bound")
+VARIANTS = ("default", "bazaar", "memo-fixed", "memo-fresh", "body-only", "populated", "bound")
 WEATHER = {"report": {"weather": "sunny", "temperature": 70}}
 
 
@@ -47,18 +56,43 @@ def routes_for(variant: str, pay_to: str, memo: str) -> dict:
     usdc_token_account = str(
         get_associated_token_address(Pubkey.from_string(pay_to), Pubkey.from_string(USDC_MINT))
     )
-    # One memo per challenge, remembered for that request (the price function and the
-    # unpaid-body hook get the same request adapter) so the body carries the header's memo.
+    # A fresh memo per challenge: `<prefix>-<nonce>.<tag>`, the tag an HMAC of the nonce under
+    # a key only this seller holds, so the seller recognises its own memo when the buyer pays
+    # (the requirements are built again for the paid request, and a payment matches only
+    # requirements with its memo) without storing any.
+    memo_key = secrets.token_bytes(32)
+
+    def tag_of(nonce: str) -> str:
+        digest = hmac.new(memo_key, nonce.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")[:22]
+
+    def issue_memo() -> str:
+        nonce = secrets.token_urlsafe(12)
+        return f"{memo}-{nonce}.{tag_of(nonce)}"
+
+    def paid_memo(payment_header: str) -> str | None:
+        # The memo of the payment a request carries, when this seller issued it.
+        try:
+            offered = decode_payment_signature_header(payment_header).accepted.extra.get("memo")
+        except Exception:  # noqa: BLE001 - not a payment of ours
+            return None
+        parts = re.fullmatch(r".*-([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})", str(offered))
+        ours = parts is not None and hmac.compare_digest(parts[2], tag_of(parts[1]))
+        return offered if ours else None
+
+    # One memo per request, remembered (the price function and the unpaid-body hook get the
+    # same request adapter) so that the body carries the header's memo.
     memo_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def fresh_memo(context) -> str:
         if context.adapter not in memo_of:
-            memo_of[context.adapter] = f"{memo}-{secrets.token_urlsafe(16)}"
+            offered = context.payment_header and paid_memo(context.payment_header)
+            memo_of[context.adapter] = offered or issue_memo()
         return memo_of[context.adapter]
 
     fixed_memo = variant in ("memo-fixed", "populated")
     per_challenge_memo = variant in ("memo-fresh", "bound")
-    with_body = variant in ("populated", "bound")
+    with_body = variant in ("body-only", "populated", "bound")
     extra = {
         **({"memo": memo} if fixed_memo else {}),
         **({"usdc_token_account": usdc_token_account} if with_body else {}),
@@ -146,6 +180,7 @@ def serve_flask(routes: dict, facilitator_url: str, sock: socket.socket) -> None
     def weather() -> dict:
         return WEATHER
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on stderr
     http = make_server("127.0.0.1", 0, app, threaded=True, fd=sock.fileno())
     print(f"ready {sock.getsockname()[1]}", flush=True)
     http.serve_forever(poll_interval=0.2)
