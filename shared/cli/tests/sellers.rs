@@ -226,3 +226,15 @@ fn fastapi_sellers_grade_as_documented() {
 fn flask_sellers_grade_as_documented() {
     grades_as_documented(Middleware::Flask);
 }
+
+#[test]
+fn docs_sellers_md_shows_the_recipes_the_sellers_run() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let read = |path: &str| std::fs::read_to_string(format!("{root}/{path}")).unwrap();
+    let doc = read("docs/sellers.md");
+    for (file, fence) in [("recipe.mjs", "```js\n"), ("recipe.py", "```python\n")] {
+        let code = read(&format!("tests/e2e/sellers/{file}"));
+        let shown = doc.contains(&format!("{fence}{code}```\n"));
+        assert!(shown, "docs/sellers.md does not show tests/e2e/sellers/{file} as it is");
+    }
+}

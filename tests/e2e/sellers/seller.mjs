@@ -14,19 +14,18 @@
 //   default     the middleware's own example route, nothing added
 //   bazaar      + the bazaar discovery extension (declareDiscoveryExtension)
 //   memo-fixed  + extra.memo = --memo on every challenge
-//   memo-fresh  + a fresh extra.memo per challenge (--memo + "-" + a nonce and its HMAC), set
-//               by a dynamic price, which reuses the memo of a payment this seller issued
-//   body-only   + extra.usdc_token_account + the unpaidResponseBody hook answering the same
-//               challenge as a v1-style JSON body (no memo)
-//   populated   memo-fixed + extra.usdc_token_account + that hook
-//   bound       memo-fresh + extra.usdc_token_account + that hook (the body carries the memo
-//               of the same challenge)
+//   memo-fresh  + a fresh extra.memo per challenge (recipe.mjs's freshMemos(--memo)), set by a
+//               dynamic price
+//   body-only   recipe.mjs's weatherRoutes(payTo): extra.usdc_token_account and the
+//               unpaidResponseBody hook answering the challenge as a v1-style body, no memo
+//   populated   weatherRoutes(payTo, --memo): the same with a fixed memo
+//   bound       weatherRoutes(payTo, freshMemos(--memo)): with a fresh memo per challenge
 //
 // The packages are installed by scripts/test into target/test-deps/sellers (pinned in
 // package.json / package-lock.json beside this file); --modules (default: that node_modules,
 // or $PAYABILITY_TEST_SELLERS_MODULES) says where they are.
 
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { copyFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -86,115 +85,43 @@ const requireFrom = createRequire(path.join(modulesDir, "noop.js"));
 const load = async (specifier) => import(pathToFileURL(requireFrom.resolve(specifier)).href);
 
 const { HTTPFacilitatorClient } = await load("@x402/core/server");
-const { decodePaymentSignatureHeader } = await load("@x402/core/http");
 const { ExactSvmScheme } = await load("@x402/svm/exact/server");
 const { declareDiscoveryExtension } = await load("@x402/extensions/bazaar");
-const { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } = await load("@solana-program/token");
-const { address } = await load("@solana/kit");
+// recipe.mjs (the code docs/sellers.md shows) imports its packages by name: it runs from a
+// copy beside the node_modules folder.
+const recipeCopy = path.join(modulesDir, "..", `recipe-${process.pid}.mjs`);
+copyFileSync(path.join(HERE, "recipe.mjs"), recipeCopy);
+const { freshMemos, weatherRoutes } = await import(pathToFileURL(recipeCopy).href);
+rmSync(recipeCopy);
 
 const payTo = args["pay-to"];
 const variant = args.variant;
 
-// -- the route configuration of each variant (what docs/sellers.md quotes) ---------------------
+// -- the route configuration of each variant ---------------------------------------------------
 
-// The seller's USDC token account: the associated token account of payTo and the USDC mint.
-const [usdcTokenAccount] = await findAssociatedTokenPda({
-  owner: address(payTo),
-  mint: address(USDC_MINT),
-  tokenProgram: TOKEN_PROGRAM_ADDRESS,
-});
-
-// A fresh memo per challenge: `<prefix>-<nonce>.<tag>`, the tag an HMAC of the nonce under a
-// key only this seller holds, so that the seller recognises its own memo when the buyer pays
-// (the middleware builds the requirements again for the paid request, and a payment matches
-// only requirements with its memo) without storing any.
-const memoKey = randomBytes(32);
-const tagOf = (nonce) => createHmac("sha256", memoKey).update(nonce).digest("base64url").slice(0, 22);
-const issueMemo = () => {
-  const nonce = randomBytes(12).toString("base64url");
-  return `${args.memo}-${nonce}.${tagOf(nonce)}`;
-};
-const issuedHere = (memo) => {
-  const parts = /-([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})$/.exec(memo);
-  return parts !== null && timingSafeEqual(Buffer.from(parts[2]), Buffer.from(tagOf(parts[1])));
-};
-// The memo of the payment a request carries, when this seller issued it.
-const paidMemo = (paymentHeader) => {
-  try {
-    const memo = decodePaymentSignatureHeader(paymentHeader).accepted?.extra?.memo;
-    return typeof memo === "string" && issuedHere(memo) ? memo : undefined;
-  } catch {
-    return undefined;
-  }
-};
-// One memo per request, remembered so that the body built by the unpaidResponseBody hook
-// carries the memo of the same challenge (the price function and the hook get the same
-// context object).
-const memoOf = new WeakMap();
-const freshMemo = (context) => {
-  if (!memoOf.has(context)) {
-    memoOf.set(context, (context.paymentHeader && paidMemo(context.paymentHeader)) || issueMemo());
-  }
-  return memoOf.get(context);
-};
-
-const fixedMemo = ["memo-fixed", "populated"].includes(variant);
-const perChallengeMemo = ["memo-fresh", "bound"].includes(variant);
-const withBody = ["body-only", "populated", "bound"].includes(variant);
-const extra = {
-  ...(fixedMemo && { memo: args.memo }),
-  ...(withBody && { usdc_token_account: usdcTokenAccount }),
-};
-
-const accepts = {
-  scheme: "exact",
-  network: SOLANA_MAINNET,
-  payTo,
-  // "$0.01" is USDC on Solana; a dynamic price can carry extra fields of its own challenge.
-  price: perChallengeMemo
-    ? (context) => ({ amount: "10000", asset: USDC_MINT, extra: { memo: freshMemo(context) } })
-    : "$0.01",
-  ...(Object.keys(extra).length > 0 && { extra }),
-};
-
-// The v1-style body the grading rule reads: accepts[0] with the same payTo, amount, memo and
-// the called URL as resource.
-const unpaidResponseBody = (context) => ({
-  contentType: "application/json",
-  body: {
-    x402Version: 1,
-    error: "Payment required",
-    accepts: [
-      {
-        scheme: "exact",
-        network: SOLANA_MAINNET,
-        amount: "10000",
-        maxAmountRequired: "10000",
-        resource: context.adapter.getUrl(),
-        description: "Weather report",
-        mimeType: "application/json",
-        payTo,
-        asset: USDC_MINT,
-        maxTimeoutSeconds: 300,
-        extra: { ...extra, ...(perChallengeMemo && { memo: freshMemo(context) }) },
-      },
-    ],
-  },
-});
-
-const routes = {
-  "GET /weather": {
-    accepts,
-    description: "Weather report",
-    mimeType: "application/json",
-    ...(variant === "bazaar" && {
-      extensions: declareDiscoveryExtension({
-        output: { example: { weather: "sunny", temperature: 70 } },
-      }),
+// The middleware's own example route, and what the first variants add to it.
+function exampleRoutes() {
+  const memoFor = freshMemos(args.memo);
+  const accepts = {
+    scheme: "exact",
+    network: SOLANA_MAINNET,
+    payTo,
+    price: "$0.01",
+    ...(variant === "memo-fixed" && { extra: { memo: args.memo } }),
+    ...(variant === "memo-fresh" && {
+      price: (context) => ({ amount: "10000", asset: USDC_MINT, extra: { memo: memoFor(context) } }),
     }),
-    ...(withBody && { unpaidResponseBody }),
-  },
-};
+  };
+  const bazaar =
+    variant === "bazaar" &&
+    declareDiscoveryExtension({ output: { example: { weather: "sunny", temperature: 70 } } });
+  const route = { accepts, description: "Weather report", mimeType: "application/json" };
+  return { "GET /weather": { ...route, ...(bazaar && { extensions: bazaar }) } };
+}
+
+const recipeMemo = { "body-only": undefined, populated: args.memo, bound: freshMemos(args.memo) };
+const routes =
+  variant in recipeMemo ? await weatherRoutes(payTo, recipeMemo[variant]) : exampleRoutes();
 
 // -- the server ------------------------------------------------------------------------------
 
