@@ -105,6 +105,29 @@ fn factors_of(variant: &str) -> &'static [(&'static str, bool)] {
     }
 }
 
+/// Memo-report factors (JSON pointers into `factors`) a variant shows: a memo in the header
+/// alone is seen, fresh or static, and still does not count.
+fn memo_factors_of(variant: &str) -> Vec<(&'static str, Value)> {
+    let header_only = |freshness: &str| {
+        vec![
+            ("/fetches/0/header_memo_present", json!(true)),
+            ("/fetches/1/header_memo_present", json!(true)),
+            ("/fetches/0/body_memo_present", json!(false)),
+            ("/header_freshness_class", json!(freshness)),
+        ]
+    };
+    match variant {
+        "memo-fixed" => header_only("static"),
+        "memo-fresh" => header_only("regenerated"),
+        "bound" => vec![
+            ("/body_freshness_class", json!("regenerated")),
+            ("/memo_equality_fetch1", json!(true)),
+            ("/memo_equality_fetch2", json!(true)),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 impl Middleware {
     /// Starts a seller built with this middleware in `variant`, on a free loopback port.
     fn start(self, variant: &str, facilitator: &str) -> Fixture {
@@ -188,6 +211,10 @@ fn grades_as_documented(middleware: Middleware) {
         for (factor, value) in factors_of(variant) {
             let had = &check["factors"][factor];
             assert_eq!(had, value, "{middleware:?} {variant}: {factor} in {check}");
+        }
+        for (pointer, value) in memo_factors_of(variant) {
+            let had = memo["factors"].pointer(pointer);
+            assert_eq!(had, Some(&value), "{middleware:?} {variant}: {pointer} in {memo}");
         }
         for run in [&check_run, &memo_run] {
             for canary in [PAY_TO, TOKEN_ACCOUNT, MEMO] {
