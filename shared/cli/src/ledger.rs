@@ -7,11 +7,12 @@
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use payability_runtime::api::Stores;
 use payability_runtime::clock;
-use payability_runtime::fx::{BankOfCanadaValet, VALET_ORIGIN, backfill_cad};
+use payability_runtime::fx::{BackfillSummary, BankOfCanadaValet, backfill_cad};
+use payability_runtime::settings::{Reader, Settings};
+use payability_runtime::startup::{WithStore, open_store};
 use payability_runtime::store::choice::StoreChoice;
-use payability_runtime::store::dynamodb::DynamoStore;
-use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{
     Base58Id, Counter, Ledger, LedgerKey, Metrics, PaidOp, RefundOutcome, StoreError, UtcDay,
     UtcMillis,
@@ -20,34 +21,43 @@ use serde_json::json;
 
 use crate::{EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_error};
 
-/// Environment variable overriding the Valet API origin (tests point it at loopback).
-const VALET_ORIGIN_VAR: &str = "PAYABILITY_BOC_VALET_ORIGIN";
+/// The CLI's settings and the store they choose, or the exit after one `bad_setting` line.
+fn settings_and_store() -> Result<(Settings, StoreChoice), ExitCode> {
+    let read = Settings::from_env(Reader::Cli)
+        .and_then(|settings| StoreChoice::from_settings(&settings).map(|store| (settings, store)));
+    read.map_err(|e| {
+        print_error("bad_setting", &e.to_string());
+        ExitCode::from(EXIT_REFUSED)
+    })
+}
+
+/// The backfill, on whichever store is opened.
+struct Backfill<'a> {
+    source: &'a BankOfCanadaValet,
+    limit: usize,
+}
+
+impl WithStore for Backfill<'_> {
+    type Output = Result<BackfillSummary, StoreError>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, store: S) -> Self::Output {
+        backfill_cad(&store, self.source, self.limit).await
+    }
+}
 
 /// Runs the backfill on the configured store and prints a JSON summary.
 pub fn backfill(limit: usize) -> ExitCode {
-    let choice = match StoreChoice::from_env() {
-        Ok(choice) => choice,
-        Err(e) => {
-            print_error("bad_setting", &e.to_string());
-            return ExitCode::from(EXIT_REFUSED);
-        }
+    let (settings, choice) = match settings_and_store() {
+        Ok(read) => read,
+        Err(code) => return code,
     };
-    let origin = std::env::var(VALET_ORIGIN_VAR).unwrap_or_else(|_| VALET_ORIGIN.to_owned());
-    let Ok(source) = BankOfCanadaValet::new(&origin) else {
+    let Ok(source) = BankOfCanadaValet::new(&settings.valet_origin) else {
         print_error("client_unavailable", "the HTTP client for the rate source could not be built");
         return ExitCode::from(EXIT_FAILED);
     };
-    let summary = current_thread_runtime().block_on(async {
-        match choice {
-            StoreChoice::Embedded(path) => {
-                backfill_cad(&SqliteStore::open(&path)?, &source, limit).await
-            }
-            StoreChoice::DynamoDb(tables) => {
-                let config = payability_runtime::http_client::aws_sdk_loader().load().await;
-                backfill_cad(&DynamoStore::new(&config, tables), &source, limit).await
-            }
-        }
-    });
+    let backfill = Backfill { source: &source, limit };
+    let summary =
+        current_thread_runtime().block_on(open_store(choice, None, backfill)).and_then(|s| s);
     match summary {
         Ok(summary) => {
             let out = json!({"examined": summary.examined, "filled": summary.filled, "still_pending": summary.still_pending});
@@ -105,6 +115,20 @@ async fn record_refund<S: Ledger + Metrics>(
     })
 }
 
+/// The refund, on whichever store is opened.
+struct Refund<'a> {
+    key: &'a LedgerKey,
+    now: UtcMillis,
+}
+
+impl WithStore for Refund<'_> {
+    type Output = Result<Recorded, StoreError>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, store: S) -> Self::Output {
+        record_refund(&store, self.key, self.now).await
+    }
+}
+
 /// Records a refund of the paid entry of `op` settled by `tx_signature` and prints the outcome.
 pub fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
     let Some(tx) = Base58Id::parse(tx_signature) else {
@@ -114,12 +138,9 @@ pub fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
         );
         return ExitCode::from(EXIT_REFUSED);
     };
-    let choice = match StoreChoice::from_env() {
-        Ok(choice) => choice,
-        Err(e) => {
-            print_error("bad_setting", &e.to_string());
-            return ExitCode::from(EXIT_REFUSED);
-        }
+    let (_, choice) = match settings_and_store() {
+        Ok(read) => read,
+        Err(code) => return code,
     };
     // Checked before marking, so that an unusable clock cannot leave a mark uncounted.
     let now = clock::now();
@@ -127,17 +148,9 @@ pub fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
         return clock_out_of_range();
     }
     let key = LedgerKey::paid(op.into(), &tx);
-    let recorded = current_thread_runtime().block_on(async {
-        match choice {
-            StoreChoice::Embedded(path) => {
-                record_refund(&SqliteStore::open(&path)?, &key, now).await
-            }
-            StoreChoice::DynamoDb(tables) => {
-                let config = payability_runtime::http_client::aws_sdk_loader().load().await;
-                record_refund(&DynamoStore::new(&config, tables), &key, now).await
-            }
-        }
-    });
+    let refund = Refund { key: &key, now };
+    let recorded =
+        current_thread_runtime().block_on(open_store(choice, None, refund)).and_then(|r| r);
     match recorded {
         Ok(Recorded::Counted) => {
             println!("{}", json!({"refunded": true, "key": key.as_str()}));

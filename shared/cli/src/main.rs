@@ -16,6 +16,7 @@ use payability_core::report::{Op, UnsignedReport, check_report, memo_report};
 use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
+use payability_runtime::settings::ALLOW_PRIVATE_TARGETS;
 use payability_runtime::signing_key::{KeySource, load_or_create};
 use serde_json::json;
 
@@ -23,9 +24,6 @@ use serde_json::json;
 const EXIT_REFUSED: u8 = 2;
 /// Exit code for an operational failure (key, client) or a failed verification.
 const EXIT_FAILED: u8 = 1;
-
-/// Environment variable that lets local tests reach loopback and private targets.
-const ALLOW_PRIVATE_VAR: &str = "PAYABILITY_ALLOW_PRIVATE_TARGETS";
 
 #[derive(Parser)]
 #[command(
@@ -118,14 +116,10 @@ fn print_error(rule: &str, message: &str) {
 }
 
 fn address_rule() -> Result<AddressRule, ExitCode> {
-    match std::env::var(ALLOW_PRIVATE_VAR).as_deref() {
-        Err(_) | Ok("") | Ok("0") => Ok(AddressRule::PublicOnly),
-        Ok("1") => Ok(AddressRule::AllowPrivate),
-        Ok(_) => {
-            print_error("bad_setting", "PAYABILITY_ALLOW_PRIVATE_TARGETS must be 0 or 1");
-            Err(ExitCode::from(EXIT_REFUSED))
-        }
-    }
+    ALLOW_PRIVATE_TARGETS.rule_from_env().map_err(|e| {
+        print_error("bad_setting", &e.to_string());
+        ExitCode::from(EXIT_REFUSED)
+    })
 }
 
 /// Loads (or creates, saying where on stderr) the local signing key.

@@ -13,7 +13,7 @@ pub const MAX_URL_BYTES: usize = 2048;
 pub enum AddressRule {
     /// Production: a target must be a public unicast address.
     PublicOnly,
-    /// Local testing (`PAYABILITY_ALLOW_PRIVATE_TARGETS=1`): any address may be fetched.
+    /// Local testing (the allow-private-targets setting is 1): any address may be fetched.
     AllowPrivate,
 }
 

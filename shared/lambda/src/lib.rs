@@ -1,6 +1,6 @@
-//! What every Lambda function binary shares: read the configuration once per cold start,
-//! open the store, build the service, and hand each API Gateway event to the same handlers
-//! `payability serve` uses. A function answers only its own routes, and holds only what
+//! What every Lambda function binary shares: read the settings it reads once per cold start,
+//! start the service as `payability serve` does ([`payability_runtime::startup`]), and hand
+//! each API Gateway event to the same handlers `payability serve` uses. A function answers only its own routes, and holds only what
 //! they need: the criteria function has no seed and no store, the metrics function only
 //! the store.
 
@@ -10,38 +10,24 @@ use std::sync::Arc;
 
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, LambdaEvent, Request, RequestExt, service_fn};
-use payability_runtime::api::config::{ConfigError, ServiceConfig};
-use payability_runtime::api::published_keys::{self, KeyPublication};
 use payability_runtime::api::{
     ApiRequest, Publication, Route, Service, Stores, answer_criteria, answer_metrics,
     answer_unrouted,
 };
-use payability_runtime::secrets;
-use payability_runtime::store::Metrics;
+use payability_runtime::clock;
+use payability_runtime::settings::{Reader, SIGNING_PUBLIC_KEY, Settings};
+use payability_runtime::startup::{self, WithService, WithStore};
 use payability_runtime::store::choice::StoreChoice;
-use payability_runtime::store::dynamodb::DynamoStore;
-use payability_runtime::store::sqlite::SqliteStore;
-use payability_runtime::{clock, http_client};
 use signing_key_resource::ResourceRequest;
 
-/// Runs a function that answers `routes` (other paths: 404 `not_found`).
+/// Runs a function that answers `routes` (other paths: 404 `not_found`), all of one
+/// function, with the settings that function reads.
 pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     init_logs();
-    let mut config = started(ServiceConfig::from_env(None))?;
-    let sdk = sdk_config().await;
-    let secrets = started(secrets::load_from_env(Some(&sdk)).await)?;
-    config.house_token = secrets.house_token.or(config.house_token);
-    let seed = secrets.signing_seed;
-    match config.store.clone() {
-        StoreChoice::DynamoDb(tables) => {
-            let store = DynamoStore::new(&sdk, tables);
-            serve(routes, started(Service::new(config, &seed, store, clock::now))?).await
-        }
-        StoreChoice::Embedded(path) => {
-            let store = started(SqliteStore::open(&path))?;
-            serve(routes, started(Service::new(config, &seed, store, clock::now))?).await
-        }
-    }
+    let function = routes.first().map_or("", |route| route.function());
+    let reader = Reader::of_function(function).expect("each route's function reads settings");
+    let settings = started(Settings::from_env(reader))?;
+    started(startup::start(&settings, None, None, Serve(routes)).await)?
 }
 
 /// A start-up step's result; a failure is logged as one line naming the problem (the
@@ -58,17 +44,16 @@ fn started<T, E: std::error::Error + Send + Sync + 'static>(
 
 /// Runs the criteria function: the free documents (`/criteria`, `/openapi.json`,
 /// `/.well-known/x402`, `/llms.txt`, `/corpus`, each also under the public prefix) from the
-/// pinned public key and the retired keys (`PAYABILITY_SIGNING_PUBLIC_KEY`,
-/// `PAYABILITY_SIGNING_KEY_VALID_FROM`, `PAYABILITY_PREVIOUS_SIGNING_KEYS`) and the public
-/// base URL (`PAYABILITY_PUBLIC_BASE_URL`, else the one API Gateway reports); it never reads
-/// the seed.
+/// settings it reads (the pinned public key, which it needs, the retired keys and the public
+/// base URL, else the one API Gateway reports); it never reads the seed.
 pub async fn run_criteria() -> Result<(), lambda_http::Error> {
     init_logs();
-    let keys = started(KeyPublication::from_env())?;
-    let pinned = keys.pinned.clone();
-    let unset = ConfigError { variable: published_keys::PUBLIC_KEY_VAR, problem: "is not set" };
-    let current = started(pinned.ok_or(unset))?;
-    let publication = Arc::new(started(Publication::with_base_from_env(keys.entries(&current)))?);
+    let settings = started(Settings::from_env(Reader::Criteria))?;
+    let current = started(settings.keys.pinned.clone().ok_or(SIGNING_PUBLIC_KEY.unset()))?;
+    let publication = Arc::new(Publication {
+        keys: settings.keys.entries(&current),
+        public_base_url: settings.public_base_url,
+    });
     lambda_http::run(service_fn(move |event: Request| {
         let response = answer_criteria(&api_request(event), &publication);
         async move { Ok::<_, lambda_http::Error>(response.into_http().map(Body::from)) }
@@ -79,34 +64,36 @@ pub async fn run_criteria() -> Result<(), lambda_http::Error> {
 /// Runs the metrics function: `/metrics` from the counters in the store alone.
 pub async fn run_metrics() -> Result<(), lambda_http::Error> {
     init_logs();
-    match started(StoreChoice::from_env())? {
-        StoreChoice::DynamoDb(tables) => {
-            let sdk = sdk_config().await;
-            serve_metrics(DynamoStore::new(&sdk, tables)).await
-        }
-        StoreChoice::Embedded(path) => serve_metrics(started(SqliteStore::open(&path))?).await,
-    }
+    let settings = started(Settings::from_env(Reader::Metrics))?;
+    let choice = started(StoreChoice::from_settings(&settings))?;
+    started(startup::open_store(choice, None, ServeMetrics).await)?
 }
 
-async fn serve_metrics<S: Metrics + Send + Sync + 'static>(
-    store: S,
-) -> Result<(), lambda_http::Error> {
-    let store = Arc::new(store);
-    lambda_http::run(service_fn(move |event: Request| {
-        let store = store.clone();
-        async move {
-            let response = answer_metrics(&api_request(event), store.as_ref(), clock::now()).await;
-            Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-        }
-    }))
-    .await
+/// Serves `/metrics` from the opened store.
+struct ServeMetrics;
+
+impl WithStore for ServeMetrics {
+    type Output = Result<(), lambda_http::Error>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, store: S) -> Self::Output {
+        let store = Arc::new(store);
+        lambda_http::run(service_fn(move |event: Request| {
+            let store = store.clone();
+            async move {
+                let response =
+                    answer_metrics(&api_request(event), store.as_ref(), clock::now()).await;
+                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
+            }
+        }))
+        .await
+    }
 }
 
 /// Runs the signing-key function: the `Custom::SigningKey` CloudFormation resource (see
 /// [`signing_key_resource`]); it is not behind the API.
 pub async fn run_signing_key_resource() -> Result<(), lambda_http::Error> {
     init_logs();
-    let sdk = Arc::new(sdk_config().await);
+    let sdk = Arc::new(startup::aws_sdk_config().await);
     lambda_http::lambda_runtime::run(service_fn(move |event: LambdaEvent<ResourceRequest>| {
         let sdk = sdk.clone();
         async move {
@@ -129,23 +116,28 @@ pub async fn run_not_covered() -> Result<(), lambda_http::Error> {
     .await
 }
 
-async fn serve<S: Stores + Send + Sync + 'static>(
-    routes: &'static [Route],
-    service: Service<S>,
-) -> Result<(), lambda_http::Error> {
-    let service = Arc::new(service);
-    lambda_http::run(service_fn(move |event: Request| {
-        let service = service.clone();
-        async move {
-            let request = api_request(event);
-            let response = match Route::of_path(&request.path) {
-                Some(route) if routes.contains(&route) => service.handle(request).await,
-                _ => answer_unrouted(&request),
-            };
-            Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-        }
-    }))
-    .await
+/// Serves `routes` with the built service.
+struct Serve(&'static [Route]);
+
+impl WithService for Serve {
+    type Output = Result<(), lambda_http::Error>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
+        let routes = self.0;
+        let service = Arc::new(service);
+        lambda_http::run(service_fn(move |event: Request| {
+            let service = service.clone();
+            async move {
+                let request = api_request(event);
+                let response = match Route::of_path(&request.path) {
+                    Some(route) if routes.contains(&route) => service.handle(request).await,
+                    _ => answer_unrouted(&request),
+                };
+                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
+            }
+        }))
+        .await
+    }
 }
 
 /// An API Gateway event as the handlers take it: the path without the stage prefix, and
@@ -201,13 +193,6 @@ fn base_url(domain: Option<&str>, stage: Option<&str>) -> Option<String> {
     }
 }
 
-/// The AWS SDK's configuration from the Lambda environment (region and credentials from the
-/// variables Lambda sets), its HTTPS client on the runtime's shared root certificates
-/// (`http_client::aws_sdk_loader`). Every SDK client of a function is built from it.
-pub async fn sdk_config() -> aws_config::SdkConfig {
-    http_client::aws_sdk_loader().load().await
-}
-
 /// JSON log lines (request id, route, status, state, timings; never content).
 fn init_logs() {
     tracing_subscriber::fmt().json().with_current_span(false).without_time().init();
@@ -215,6 +200,8 @@ fn init_logs() {
 
 #[cfg(test)]
 mod tests {
+    use payability_runtime::http_client;
+
     use super::*;
 
     /// Each HTTPS client a function builds finds its TLS crypto provider: the AWS SDK's
@@ -239,6 +226,13 @@ mod tests {
         assert!(refused, "a refused connection, not {failure:?}");
         let built = http_client::builder().no_proxy().build();
         assert!(built.is_ok(), "reqwest builds its client on the shared TLS configuration");
+    }
+
+    #[test]
+    fn every_route_is_served_by_a_function_that_reads_settings() {
+        for route in Route::ALL {
+            assert!(Reader::of_function(route.function()).is_some(), "{}", route.name());
+        }
     }
 
     #[test]

@@ -10,8 +10,6 @@ use serde_json::Value;
 use crate::capped_body::{BodyError, read_capped};
 use crate::store::{CadRate, FillOutcome, Ledger, RateCache, StoreError, UtcDay};
 
-/// The Valet API's public origin.
-pub const VALET_ORIGIN: &str = "https://www.bankofcanada.ca";
 /// How long one rate lookup may take before the rate counts as pending.
 pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
 /// Days looked at on each side of a transaction date.
@@ -49,7 +47,7 @@ pub struct BankOfCanadaValet {
 }
 
 impl BankOfCanadaValet {
-    /// A client of the Valet API at `origin` (normally [`VALET_ORIGIN`]).
+    /// A client of the Valet API at `origin` (normally the public one, the default of [`crate::settings::BOC_VALET_ORIGIN`]).
     pub fn new(origin: &str) -> Result<Self, FxError> {
         let client = crate::http_client::builder()
             .timeout(LOOKUP_TIMEOUT)

@@ -1,8 +1,10 @@
-//! Adapters of payability-verdict around the pure core: the bounded target fetcher, the
-//! signing key on disk, the clock, the store, and the payment adapters (x402 facilitator
-//! client, Solana fee lookup), and the one TLS configuration their HTTP clients share.
+//! Adapters of payability-verdict around the pure core: the settings table, the bounded
+//! target fetcher, the signing key on disk, the clock, the store, the payment adapters (x402
+//! facilitator client, Solana fee lookup), the one TLS configuration their HTTP clients
+//! share, and the start-up every server runs.
 
 pub mod api;
+pub mod base_url;
 mod capped_body;
 pub mod clock;
 pub mod fetch;
@@ -10,5 +12,7 @@ pub mod fx;
 pub mod http_client;
 pub mod payment;
 pub mod secrets;
+pub mod settings;
 pub mod signing_key;
+pub mod startup;
 pub mod store;

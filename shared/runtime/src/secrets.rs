@@ -1,6 +1,6 @@
 //! Secrets on AWS: the signing key seed and the house token live in Secrets Manager and are
-//! read once per cold start (`PAYABILITY_SIGNING_KEY_SECRET_ARN`,
-//! `PAYABILITY_HOUSE_TOKEN_SECRET_ARN`); locally the file and plain variables stand in.
+//! read once per cold start (their ARNs: [`settings::SIGNING_KEY_SECRET_ARN`],
+//! [`settings::HOUSE_TOKEN_SECRET_ARN`]); locally the file and plain variables stand in.
 //! No secret value is ever logged or formatted into an error.
 
 use aws_config::SdkConfig;
@@ -8,12 +8,13 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::report::UtcMillis;
 
-use crate::signing_key::{KeyError, load_or_create_seed};
+use crate::settings;
+use crate::signing_key::{KeyError, configured_path, load_or_create_seed_from};
 
 /// Environment variable naming the signing seed's secret (see [`parse_seed`]).
-pub const SIGNING_KEY_SECRET_VAR: &str = "PAYABILITY_SIGNING_KEY_SECRET_ARN";
+pub const SIGNING_KEY_SECRET_VAR: &str = settings::SIGNING_KEY_SECRET_ARN.name();
 /// Environment variable naming the house token's secret.
-pub const HOUSE_TOKEN_SECRET_VAR: &str = "PAYABILITY_HOUSE_TOKEN_SECRET_ARN";
+pub const HOUSE_TOKEN_SECRET_VAR: &str = settings::HOUSE_TOKEN_SECRET_ARN.name();
 
 /// Why a secret could not be had (closed form; names the variable, never the value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,10 +51,6 @@ pub struct ServiceSecrets {
     pub house_token: Option<String>,
 }
 
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 /// One secret's current string value and when that version was created.
 async fn secret_version(
     sdk: &SdkConfig,
@@ -86,22 +83,27 @@ pub async fn signing_seed(
     Ok((seed, created))
 }
 
-/// Reads the secrets named by the environment (see [`load`]).
-pub async fn load_from_env(sdk: Option<&SdkConfig>) -> Result<ServiceSecrets, SecretError> {
-    load(sdk, var(SIGNING_KEY_SECRET_VAR).as_deref(), var(HOUSE_TOKEN_SECRET_VAR).as_deref()).await
-}
-
-/// Reads the secrets: from Secrets Manager for each ARN given, else the local key file (or
-/// a generated key) and no house token from here.
+/// Reads the secrets: from Secrets Manager for each ARN given, else the key file the
+/// environment names (or the default one, or a generated key) and no house token from here.
 pub async fn load(
     sdk: Option<&SdkConfig>,
     signing_key_arn: Option<&str>,
     house_token_arn: Option<&str>,
 ) -> Result<ServiceSecrets, SecretError> {
+    load_with_key_file(sdk, signing_key_arn, house_token_arn, configured_path()).await
+}
+
+/// Reads the secrets as [`load`] does, the local seed from `key_file` when given.
+pub async fn load_with_key_file(
+    sdk: Option<&SdkConfig>,
+    signing_key_arn: Option<&str>,
+    house_token_arn: Option<&str>,
+    key_file: Option<std::path::PathBuf>,
+) -> Result<ServiceSecrets, SecretError> {
     let signing_seed = match (signing_key_arn, sdk) {
         (Some(arn), Some(sdk)) => signing_seed(sdk, arn).await?.0,
         (Some(_), None) => return Err(SecretError::Unavailable(SIGNING_KEY_SECRET_VAR)),
-        (None, _) => load_or_create_seed().map_err(SecretError::LocalKey)?.0,
+        (None, _) => load_or_create_seed_from(key_file).map_err(SecretError::LocalKey)?.0,
     };
     let house_token = match (house_token_arn, sdk) {
         (Some(arn), Some(sdk)) => {
@@ -133,9 +135,12 @@ pub fn parse_seed(text: &str) -> Option<[u8; 32]> {
     STANDARD.decode(text).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
 }
 
-/// True when a secret is to be read from Secrets Manager (the process then needs AWS config).
+/// True when the environment names a secret to read from Secrets Manager (the process then
+/// needs AWS config), or names one badly (start-up then reports it).
 pub fn wanted_from_aws() -> bool {
-    var(SIGNING_KEY_SECRET_VAR).is_some() || var(HOUSE_TOKEN_SECRET_VAR).is_some()
+    [settings::SIGNING_KEY_SECRET_ARN, settings::HOUSE_TOKEN_SECRET_ARN]
+        .iter()
+        .any(|var| var.from_env().map_or(true, |arn| arn.is_some()))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The signing key on disk: `PAYABILITY_SIGNING_KEY_FILE` (a base64 32-byte Ed25519 seed) or,
-//! when unset, a key generated on first use under the user's data directory.
+//! The signing key on disk: the file the key-file setting names ([`settings::SIGNING_KEY_FILE`]:
+//! a base64 32-byte Ed25519 seed) or, when unset, a key generated on first use under the
+//! user's data directory.
 
 use std::fs;
 use std::io::Write;
@@ -10,8 +11,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::signing::ReportSigner;
 
+use crate::settings;
+
 /// Environment variable naming the key file.
-pub const KEY_FILE_VAR: &str = "PAYABILITY_SIGNING_KEY_FILE";
+pub const KEY_FILE_VAR: &str = settings::SIGNING_KEY_FILE.name();
 
 /// Why the signing key could not be loaded or created (closed form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +37,7 @@ impl std::fmt::Display for KeyError {
             Self::Unreadable => "the signing key file cannot be read",
             Self::Malformed => "the signing key file must hold base64 of a 32-byte Ed25519 seed",
             Self::NoDataDirectory => {
-                "no data directory: set XDG_DATA_HOME, HOME or PAYABILITY_SIGNING_KEY_FILE"
+                return write!(f, "no data directory: set XDG_DATA_HOME, HOME or {KEY_FILE_VAR}");
             }
             Self::Unwritable => "the generated signing key cannot be written",
             Self::NoRandomness => "the system random source failed",
@@ -47,7 +50,7 @@ impl std::error::Error for KeyError {}
 /// Where the key came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySource {
-    /// The file named by `PAYABILITY_SIGNING_KEY_FILE`, or the default file, already there.
+    /// The file the key-file setting names, or the default file, already there.
     Existing(PathBuf),
     /// A key generated now and written to this path.
     Generated(PathBuf),
@@ -78,12 +81,14 @@ pub fn default_key_path() -> Result<PathBuf, KeyError> {
     data_dir().map(|dir| dir.join("signing-key")).ok_or(KeyError::NoDataDirectory)
 }
 
-/// The key file named by `PAYABILITY_SIGNING_KEY_FILE`, else the default path.
+/// The key file the key-file setting names in the environment, if any.
+pub fn configured_path() -> Option<PathBuf> {
+    settings::SIGNING_KEY_FILE.from_env().ok().flatten()
+}
+
+/// The key file the key-file setting names, else the default path.
 pub fn configured_or_default_path() -> Result<PathBuf, KeyError> {
-    match std::env::var_os(KEY_FILE_VAR).filter(|v| !v.is_empty()) {
-        Some(path) => Ok(PathBuf::from(path)),
-        None => default_key_path(),
-    }
+    configured_path().map_or_else(default_key_path, Ok)
 }
 
 /// The one warning line for a seed file that group or others may read, None when only its
@@ -99,12 +104,16 @@ pub fn exposed_seed_warning(path: &Path, setting: &str) -> Option<String> {
     })
 }
 
-/// Loads the seed named by the environment, or the default one, generating it when missing.
-/// An existing seed file that group or others may read is used, with one warning line on
-/// stderr.
+/// Loads the seed named by the environment, or the default one, generating it when missing
+/// (see [`load_or_create_seed_from`]).
 pub fn load_or_create_seed() -> Result<([u8; 32], KeySource), KeyError> {
-    if let Some(path) = std::env::var_os(KEY_FILE_VAR).filter(|v| !v.is_empty()) {
-        let path = PathBuf::from(path);
+    load_or_create_seed_from(configured_path())
+}
+
+/// Loads the seed in `file`, else the default one, generating it when missing. An existing
+/// seed file that group or others may read is used, with one warning line on stderr.
+pub fn load_or_create_seed_from(file: Option<PathBuf>) -> Result<([u8; 32], KeySource), KeyError> {
+    if let Some(path) = file {
         let seed = read_seed(&path)?;
         if let Some(warning) = exposed_seed_warning(&path, KEY_FILE_VAR) {
             eprintln!("{warning}");

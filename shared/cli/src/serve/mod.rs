@@ -11,16 +11,10 @@ mod request;
 
 use std::net::SocketAddr;
 
-use payability_runtime::api::Service;
-use payability_runtime::api::config::ServiceConfig;
-use payability_runtime::clock;
-use payability_runtime::secrets;
-use payability_runtime::store::choice::StoreChoice;
-use payability_runtime::store::dynamodb::DynamoStore;
-use payability_runtime::store::sqlite::SqliteStore;
+use payability_runtime::api::{Service, Stores};
+use payability_runtime::settings::{Reader, Settings};
+use payability_runtime::startup::{self, WithService};
 use tokio::net::TcpListener;
-
-use accept::run;
 
 /// Runs the server until the process is stopped; errors are closed-form lines. Without a
 /// local seed the secrets come from Secrets Manager (their ARN variables are set).
@@ -29,40 +23,20 @@ pub async fn serve(port: u16, local_seed: Option<[u8; 32]>) -> Result<(), String
         .await
         .map_err(|_| "serve: the port cannot be bound on 127.0.0.1".to_owned())?;
     let local = listener.local_addr().map_err(|_| "serve: no local address".to_owned())?;
-    let mut config =
-        ServiceConfig::from_env(Some(&format!("http://{local}"))).map_err(|e| e.to_string())?;
-    let needs_aws = local_seed.is_none() || matches!(config.store, StoreChoice::DynamoDb(_));
-    let sdk = match needs_aws {
-        true => Some(payability_runtime::http_client::aws_sdk_loader().load().await),
-        false => None,
-    };
-    let seed = match local_seed {
-        Some(seed) => seed,
-        None => {
-            let secrets = secrets::load_from_env(sdk.as_ref()).await.map_err(|e| e.to_string())?;
-            config.house_token = secrets.house_token.or(config.house_token);
-            secrets.signing_seed
-        }
-    };
-    match (config.store.clone(), sdk) {
-        (StoreChoice::Embedded(path), _) => {
-            let store =
-                SqliteStore::open(&path).map_err(|e| format!("serve: embedded store: {e}"))?;
-            run(
-                listener,
-                Service::new(config, &seed, store, clock::now).map_err(|e| e.to_string())?,
-            )
-            .await
-        }
-        (StoreChoice::DynamoDb(tables), sdk) => {
-            let sdk = sdk.ok_or_else(|| "serve: no AWS configuration".to_owned())?;
-            let store = DynamoStore::new(&sdk, tables);
-            run(
-                listener,
-                Service::new(config, &seed, store, clock::now).map_err(|e| e.to_string())?,
-            )
-            .await
-        }
+    let settings = Settings::from_env(Reader::Serve).map_err(|e| e.to_string())?;
+    let base = format!("http://{local}");
+    let started = startup::start(&settings, Some(&base), local_seed, Accept(listener)).await;
+    started.map_err(|e| e.to_string())?
+}
+
+/// Serves the built service on the bound listener.
+struct Accept(TcpListener);
+
+impl WithService for Accept {
+    type Output = Result<(), String>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
+        accept::run(self.0, service).await
     }
 }
 

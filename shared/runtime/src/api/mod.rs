@@ -52,7 +52,7 @@ pub struct ApiRequest {
     /// The caller's address, for the free allowance when no wallet is named.
     pub source_ip: Option<IpAddr>,
     /// The API's base URL as the platform reports it (API Gateway's domain and stage),
-    /// used for `resource` when `PAYABILITY_PUBLIC_BASE_URL` is unset.
+    /// used for `resource` when no public base URL is configured.
     pub public_base_url: Option<String>,
     /// An id for this request's log line.
     pub request_id: String,

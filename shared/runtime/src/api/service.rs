@@ -39,7 +39,7 @@ pub enum ServiceError {
     ClientUnavailable,
     /// The operator wallet has no associated token account (not a valid public key).
     NoTokenAccount,
-    /// The signing seed's public key is not the one `PAYABILITY_SIGNING_PUBLIC_KEY` pins.
+    /// The signing seed's public key is not the one the settings pin.
     SigningKeyNotPinned,
 }
 
@@ -49,7 +49,8 @@ impl std::fmt::Display for ServiceError {
             Self::ClientUnavailable => "an HTTP client could not be built",
             Self::NoTokenAccount => "the operator wallet has no USDC associated token account",
             Self::SigningKeyNotPinned => {
-                "configuration: PAYABILITY_SIGNING_PUBLIC_KEY is not the signing seed's public key"
+                let pinned = crate::settings::SIGNING_PUBLIC_KEY.name();
+                return write!(f, "configuration: {pinned} is not the signing seed's public key");
             }
         })
     }

@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 pub use bazaar::{CallStyle, EXAMPLE_URL, RouteDescription, description, example_report};
 pub use openapi::openapi_document;
 
-use super::config::ConfigError;
+pub use crate::base_url::Base;
+
 use super::errors::ApiError;
 use super::respond::{ApiResponse, bytes_response, error, json_response};
 use super::{ApiRequest, Route, reads};
@@ -25,10 +26,6 @@ use super::{ApiRequest, Route, reads};
 /// The committed corpus, served byte for byte at `GET /corpus`.
 pub const CORPUS_JSON: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json"));
-
-/// The variable naming the API's public base URL (the criteria function reads only this of
-/// the service's settings).
-const PUBLIC_BASE_URL_VAR: &str = "PAYABILITY_PUBLIC_BASE_URL";
 
 /// What the free documents are built from: the published signing keys and, when
 /// configured, the API's public base URL (else each request's own, as the platform reports it).
@@ -38,58 +35,6 @@ pub struct Publication {
     pub keys: Vec<SigningKeyEntry>,
     /// The configured public base URL (origin and path prefix, no trailing slash).
     pub public_base_url: Option<String>,
-}
-
-impl Publication {
-    /// The keys and `PAYABILITY_PUBLIC_BASE_URL` (an http(s) URL when set).
-    pub fn with_base_from_env(keys: Vec<SigningKeyEntry>) -> Result<Self, ConfigError> {
-        let base = std::env::var(PUBLIC_BASE_URL_VAR).ok().filter(|v| !v.is_empty());
-        let public_base_url = match base {
-            None => None,
-            Some(text) => Some(Base::parse(&text).map(|base| base.url("")).ok_or(ConfigError {
-                variable: PUBLIC_BASE_URL_VAR,
-                problem: "is not an http(s) URL",
-            })?),
-        };
-        Ok(Self { keys, public_base_url })
-    }
-}
-
-/// The API's public base URL, split: its origin (`servers` in OpenAPI) and its path prefix
-/// (a stage or `/toll/payability`; every OpenAPI path starts with it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Base {
-    /// `scheme://host[:port]`.
-    pub origin: String,
-    /// `""` or `/segment[/segment…]`, without a trailing slash.
-    pub prefix: String,
-}
-
-impl Base {
-    /// Splits an http(s) base URL; None for anything else (or one with a query or fragment).
-    pub fn parse(base: &str) -> Option<Self> {
-        let url = url::Url::parse(base.trim_end_matches('/')).ok()?;
-        let plain = matches!(url.scheme(), "http" | "https")
-            && url.host().is_some()
-            && url.query().is_none()
-            && url.fragment().is_none()
-            && url.username().is_empty()
-            && url.password().is_none();
-        plain.then(|| Self {
-            origin: url.origin().ascii_serialization(),
-            prefix: url.path().trim_end_matches('/').to_owned(),
-        })
-    }
-
-    /// The path of a route under this base (`/v1/check`).
-    pub fn path(&self, route_path: &str) -> String {
-        format!("{}{route_path}", self.prefix)
-    }
-
-    /// The absolute URL of a route path.
-    pub fn url(&self, route_path: &str) -> String {
-        format!("{}{}", self.origin, self.path(route_path))
-    }
 }
 
 /// `GET /.well-known/x402`: the paid resources, as x402scan's discovery reads them.

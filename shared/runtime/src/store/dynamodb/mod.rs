@@ -25,7 +25,7 @@ use aws_sdk_dynamodb::Client;
 
 pub use attributes::{KEY, TTL_ATTRIBUTE};
 pub use metrics::SHARDS as METRICS_SHARDS;
-pub use tables::{MissingTableVariable, TABLE_VARIABLES, TableNames, create_tables};
+pub use tables::{TABLE_VARIABLES, TableNames, create_tables};
 
 use super::StoreError;
 

@@ -1,4 +1,4 @@
-//! The five table names, from the environment, and creating the tables for tests and local
+//! The five table names (their variables are in [`crate::settings::TABLES`]), and creating the tables for tests and local
 //! runs (production tables come from the SAM template).
 
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use aws_sdk_dynamodb::types::{
 use super::StoreError;
 use super::attributes::{KEY, TTL_ATTRIBUTE};
 use super::errors::unavailable;
+use crate::settings;
 
 /// How long [`create_tables`] waits for one table to become active.
 const ACTIVE_WAIT: Duration = Duration::from_secs(60);
@@ -25,57 +26,29 @@ const UNKNOWN_OPERATION: &str = "UnknownOperationException";
 /// Each table's environment variable and TTL attribute, in [`TableNames::all`] order (the
 /// SAM template declares the same tables; a test checks they agree).
 pub const TABLE_VARIABLES: [(&str, Option<&str>); 5] = [
-    ("PAYABILITY_TABLE_LEDGER", None),
-    ("PAYABILITY_TABLE_PAYMENTS", Some(TTL_ATTRIBUTE)),
-    ("PAYABILITY_TABLE_FREE_TIER", Some(TTL_ATTRIBUTE)),
-    ("PAYABILITY_TABLE_METRICS", None),
-    ("PAYABILITY_TABLE_FX", None),
+    (settings::TABLE_LEDGER.name(), None),
+    (settings::TABLE_PAYMENTS.name(), Some(TTL_ATTRIBUTE)),
+    (settings::TABLE_FREE_TIER.name(), Some(TTL_ATTRIBUTE)),
+    (settings::TABLE_METRICS.name(), None),
+    (settings::TABLE_FX.name(), None),
 ];
 
 /// The table of each capability.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableNames {
-    /// The ledger (`PAYABILITY_TABLE_LEDGER`).
+    /// The ledger ([`settings::TABLE_LEDGER`]).
     pub ledger: String,
-    /// Payment claims (`PAYABILITY_TABLE_PAYMENTS`).
+    /// Payment claims ([`settings::TABLE_PAYMENTS`]).
     pub payments: String,
-    /// Free-tier counters (`PAYABILITY_TABLE_FREE_TIER`).
+    /// Free-tier counters ([`settings::TABLE_FREE_TIER`]).
     pub free_tier: String,
-    /// Metrics counters (`PAYABILITY_TABLE_METRICS`).
+    /// Metrics counters ([`settings::TABLE_METRICS`]).
     pub metrics: String,
-    /// The USD/CAD rate cache (`PAYABILITY_TABLE_FX`).
+    /// The USD/CAD rate cache ([`settings::TABLE_FX`]).
     pub fx: String,
 }
 
-/// A table variable that is not set (or empty); holds the variable's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MissingTableVariable(pub &'static str);
-
-impl std::fmt::Display for MissingTableVariable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} is not set", self.0)
-    }
-}
-
-impl std::error::Error for MissingTableVariable {}
-
 impl TableNames {
-    /// Reads the five `PAYABILITY_TABLE_*` variables.
-    pub fn from_env() -> Result<Self, MissingTableVariable> {
-        let read = |name: &'static str| match std::env::var(name) {
-            Ok(value) if !value.is_empty() => Ok(value),
-            _ => Err(MissingTableVariable(name)),
-        };
-        let [ledger, payments, free_tier, metrics, fx] = TABLE_VARIABLES.map(|(name, _)| name);
-        Ok(Self {
-            ledger: read(ledger)?,
-            payments: read(payments)?,
-            free_tier: read(free_tier)?,
-            metrics: read(metrics)?,
-            fx: read(fx)?,
-        })
-    }
-
     /// `<prefix>ledger`, `<prefix>payments`, `<prefix>free-tier`, `<prefix>metrics`,
     /// `<prefix>fx` (tests and local runs).
     pub fn with_prefix(prefix: &str) -> Self {
