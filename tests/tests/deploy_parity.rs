@@ -1,8 +1,8 @@
 //! Deploy parity: `template.yaml` against the workspace. Each test fails when something
 //! exists on one side only: a function package without a template function (or the
-//! reverse), a route without an API event, a store table without a DynamoDB table, an
-//! environment variable the code reads that the template never sets, or one the template
-//! sets that no code reads.
+//! reverse), a route without an API event, a store table without a DynamoDB table, or a
+//! function environment that is not exactly what the settings table
+//! (`payability_runtime::settings::TABLE`) says that function reads.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -16,6 +16,7 @@ use payability_runtime::api::budget::{
 };
 use payability_runtime::api::{Route, emf};
 use payability_runtime::payment::facilitator;
+use payability_runtime::settings::{self, Deployed, Reader};
 use payability_runtime::store::dynamodb::{KEY, TABLE_VARIABLES};
 use yaml_serde::{Mapping, Value};
 
@@ -27,23 +28,9 @@ const LAMBDA_TIMEOUT_S: u64 = 900;
 /// The function answering every other `POST` (`Route::ALL` has no entry for it).
 const NOT_COVERED: &str = "not-covered";
 
-/// Variables the deployed code can read that the template deliberately never sets.
-const LOCAL_ONLY: [(&str, &str); 4] = [
-    (
-        "PAYABILITY_ALLOW_PRIVATE_TARGETS",
-        "lets fetches reach loopback and private addresses: local tests only",
-    ),
-    ("PAYABILITY_SIGNING_KEY_FILE", "a local key file; on AWS the seed is in Secrets Manager"),
-    ("PAYABILITY_HOUSE_TOKEN", "the plain house token for local runs; on AWS it is a secret"),
-    ("PAYABILITY_BOC_VALET_ORIGIN", "a test stand-in for the Bank of Canada Valet origin"),
-];
-
 /// Variable names that would carry a secret value: only `_SECRET_ARN` variables may have
 /// them, and those hold a reference to a secret, never the value.
 const SECRET_WORDS: [&str; 5] = ["TOKEN", "SECRET", "SEED", "PASSWORD", "PRIVATE_KEY"];
-
-/// The Rust sources the deployed functions are built from (where their variables are read).
-const CODE_DIRS: [&str; 2] = ["shared/runtime/src", "shared/lambda/src"];
 
 // ------------------------------------------------------------------------ workspace
 
@@ -85,43 +72,16 @@ fn function_packages() -> Vec<(String, String, Vec<String>)> {
     packages
 }
 
-/// Every string literal that is exactly a `PAYABILITY_*` name, in the code the functions
-/// are built from.
-fn code_variables() -> BTreeSet<String> {
-    let mut dirs: Vec<PathBuf> = CODE_DIRS.iter().map(|d| workspace_root().join(d)).collect();
-    for (dir, _, _) in function_packages() {
-        dirs.push(workspace_root().join("functions").join(dir).join("src"));
-    }
-    let mut found = BTreeSet::new();
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.expect("a readable directory").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = fs::read_to_string(&path).expect("a readable source file");
-                found.extend(variable_literals(&text));
-            }
-        }
-    }
-    found
-}
-
-/// `"PAYABILITY_[A-Z0-9_]+"` literals in one source text.
-fn variable_literals(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("\"PAYABILITY_") {
-        let after = &rest[at + 1..];
-        let end = after
-            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-            .unwrap_or(after.len());
-        if after[end..].starts_with('"') {
-            names.push(after[..end].to_owned());
-        }
-        rest = &after[end..];
-    }
-    names
+/// The variables the settings table says the template sets on the function `binary`: those
+/// it reads that are deployed.
+fn table_environment(binary: &str) -> BTreeSet<String> {
+    let reader = Reader::of_function(binary);
+    settings::TABLE
+        .iter()
+        .filter(|s| s.deployed == Deployed::Template)
+        .filter(|s| reader.is_some_and(|reader| s.read_by(reader)))
+        .map(|s| s.name.to_owned())
+        .collect()
 }
 
 /// Every `(METHOD, path, function binary)` the code serves through API Gateway: each method
@@ -481,39 +441,50 @@ fn tables_match_the_store_tables() {
 }
 
 #[test]
-fn environment_variables_match_what_the_code_reads() {
+fn each_function_environment_is_exactly_what_the_settings_table_says_it_reads() {
     let template = template();
     assert!(
         template["Globals"]["Function"]["Environment"].is_null(),
         "per-function environments only: the signing-key function must not depend on its own \
          custom resource"
     );
-    let code = code_variables();
+    let functions = functions(&template);
+    for reader in Reader::ALL {
+        if let Some(binary) = reader.function() {
+            assert!(functions.contains_key(binary), "{reader:?}: no template function {binary}");
+        }
+    }
+    for (binary, variables) in environments(&template) {
+        let set = sorted(variables.keys().map(|name| name.to_string()));
+        assert_same(
+            &format!("{binary}'s environment"),
+            ("the settings table", &table_environment(binary)),
+            ("template.yaml", &set),
+        );
+    }
+    // Every deployed variable is set on some function.
     let set = template_variables(&template);
-    let local_only = sorted(LOCAL_ONLY.iter().map(|(name, _)| name.to_string()));
-
-    let unread: Vec<_> = set.difference(&code).collect();
-    assert!(unread.is_empty(), "template.yaml sets variables no code reads: {unread:?}");
-    let stale: Vec<_> = local_only.difference(&code).collect();
-    assert!(stale.is_empty(), "LOCAL_ONLY names variables no code reads any more: {stale:?}");
-    let unset: Vec<_> = code.difference(&set).filter(|n| !local_only.contains(*n)).collect();
-    assert!(
-        unset.is_empty(),
-        "the code reads variables template.yaml never sets (set them, or add them to \
-         LOCAL_ONLY with a reason): {unset:?}"
-    );
+    for setting in settings::TABLE.iter().filter(|s| s.deployed == Deployed::Template) {
+        assert!(set.contains(setting.name), "{}: deployed, but set on no function", setting.name);
+    }
 }
 
 #[test]
 fn template_never_sets_local_only_variables() {
     let template = template();
+    let private = settings::ALLOW_PRIVATE_TARGETS.about;
+    assert_eq!(private.name, "PAYABILITY_ALLOW_PRIVATE_TARGETS");
+    assert!(matches!(private.deployed, Deployed::Never(_)), "the table keeps it local");
     for (binary, variables) in environments(&template) {
         assert!(
             !variables.contains_key("PAYABILITY_ALLOW_PRIVATE_TARGETS"),
             "{binary}: PAYABILITY_ALLOW_PRIVATE_TARGETS must never be set on a deployed service"
         );
-        for (name, reason) in LOCAL_ONLY {
-            assert!(!variables.contains_key(name), "{binary} sets {name} ({reason})");
+        for setting in settings::TABLE {
+            if let Deployed::Never(reason) = setting.deployed {
+                let name = setting.name;
+                assert!(!variables.contains_key(name), "{binary} sets {name} ({reason})");
+            }
         }
     }
 }
