@@ -191,7 +191,7 @@ impl<S: Stores> Service<S> {
             Some(url) => Some(vetted(&url, self.config.address_rule)?),
             None => None,
         };
-        let resource_url = self.resource_url(route, request)?;
+        let resource_url = self.request_url(request)?;
         let today = self.store_reachable().await?;
         if self.is_house(&request.headers) {
             let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
