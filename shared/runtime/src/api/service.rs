@@ -17,7 +17,7 @@ use super::config::ServiceConfig;
 use super::discovery;
 use super::errors::ApiError;
 use super::respond::{ApiResponse, error};
-use super::{ApiRequest, TOLL_PREFIX};
+use super::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES, TOLL_PREFIX};
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
@@ -168,7 +168,10 @@ impl<S: Stores> Service<S> {
     /// The public URL of this request (`resource` in a paid route's challenge): the base URL,
     /// the path as it arrived (its `/toll/payability` prefix once, when the base already ends
     /// with it) and the query as it arrived, serialised as a WHATWG URL (`url` crate): the
-    /// called URL a buyer who submits this request's URL is graded against.
+    /// called URL a buyer who submits this request's URL is graded against. A GET (or HEAD)
+    /// whose URL, as the JSON string clients echo it in, is over
+    /// [`MAX_GET_RESOURCE_URL_BYTES`] is refused free (414 `url_too_long_for_get`): its paid
+    /// retry would not fit API Gateway's request quota.
     pub(super) fn request_url(&self, request: &ApiRequest) -> Result<String, ApiResponse> {
         let base = self.base_url(request)?;
         let path = match base.ends_with(TOLL_PREFIX) {
@@ -176,9 +179,16 @@ impl<S: Stores> Service<S> {
             false => &request.path,
         };
         let query = request.query.as_deref().map(|query| format!("?{query}")).unwrap_or_default();
-        url::Url::parse(&format!("{base}{path}{query}"))
+        let url = url::Url::parse(&format!("{base}{path}{query}"))
             .map(String::from)
-            .map_err(|_| error(ApiError::BaseUrlUnknown))
+            .map_err(|_| error(ApiError::BaseUrlUnknown))?;
+        // JSON escapes a backslash (the one character a serialised query keeps that it escapes).
+        let echoed = url.len() + url.matches('\\').count();
+        let get = discovery::CallStyle::of(&request.method) == discovery::CallStyle::Query;
+        match get && echoed > MAX_GET_RESOURCE_URL_BYTES {
+            true => Err(error(ApiError::UrlTooLongForGet)),
+            false => Ok(url),
+        }
     }
 
     /// Our challenge for an offer with a fresh, tagged, expiring memo, carrying `error`

@@ -93,7 +93,11 @@ fn check_described(answer: &Answer, method: &Method, route: &str, at: &str) {
         let fields = if method == Method::POST { "bodyFields" } else { "queryParams" };
         assert_eq!(v1["input"][fields]["url"]["required"], true, "{at}: v1 {fields}");
         assert!(v1["output"].is_object(), "{at}: v1 output");
-        assert_eq!(v1["output"], output["example"], "{at}: one example in both legs");
+        // One example: the v1 body's in full (never echoed), the header's abridged from it.
+        for key in ["op", "state", "verdict_line"] {
+            assert_eq!(v1["output"][key], output["example"][key], "{at}: one example, {key}");
+        }
+        assert_eq!(output["example"].as_object().unwrap().len(), 3, "{at}: abridged");
         assert_eq!(answer.body["error"], header["error"], "{at}: one error in both legs");
     }
 }
@@ -127,10 +131,16 @@ async fn every_402_describes_its_route_for_the_requests_method() {
 }
 
 #[tokio::test]
-async fn the_bazaar_example_report_validates_against_its_compact_schema() {
+async fn the_bazaar_example_validates_against_its_schema_and_openapi_has_the_full_report() {
     let world = World::start();
+    let openapi = world.openapi().await;
     for route in ["check", "memo"] {
-        let header = world.get(&format!("/{route}")).await.payment_required();
+        let answer = world.get(&format!("/{route}")).await;
+        let full = &openapi["paths"][format!("/{route}")]["post"]["responses"]["200"]["content"]["application/json"]
+            ["example"];
+        assert_eq!(full, &answer.body["accepts"][0]["outputSchema"]["output"], "{route}");
+        assert_eq!(full["op"], route, "the full example report is in /openapi.json");
+        let header = answer.payment_required();
         let bazaar = &header["extensions"]["bazaar"];
         let example_schema = &bazaar["schema"]["properties"]["output"]["properties"]["example"];
         let example = &bazaar["info"]["output"]["example"];
@@ -226,6 +236,48 @@ async fn our_402_stays_under_8_kb_and_names_its_own_request_populated_and_bound(
         if path.ends_with("/memo") && method != Method::HEAD {
             let graded = grade_memo(&capture(&first), &capture(&second));
             assert_eq!(graded.state, MemoState::Bound, "{at}: {graded:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_get_too_long_for_its_paid_retry_is_refused_free_and_a_post_is_not() {
+    let bound = payability_runtime::api::MAX_GET_RESOURCE_URL_BYTES;
+    let world = World::start();
+    // The query that makes `<BASE>/check?<query>` exactly `length` bytes long: a URL of the
+    // seller with as many escaped '/' as fit (the URL itself stays under 2,048 bytes), then 'a'.
+    let query = |length: usize| {
+        let mut query = "url=https://seller.example/".to_owned();
+        let total = |query: &str| BASE.len() + "/check?".len() + query.len();
+        while total(&query) + 3 <= length {
+            query.push_str("%2F");
+        }
+        while total(&query) < length {
+            query.push('a');
+        }
+        query
+    };
+    // (method, query, status)
+    let vectors = [
+        (Method::GET, query(bound), 402),
+        (Method::GET, query(bound + 1), 414),
+        (Method::HEAD, query(bound + 1), 414),
+        // A backslash is echoed escaped (two bytes in JSON).
+        (Method::GET, query(bound - 1) + "\\", 414),
+        (Method::GET, query(bound - 2) + "\\", 402),
+        (Method::POST, query(bound + 1), 402),
+    ];
+    for (method, query, status) in vectors {
+        let at = format!("{method} of {} bytes", BASE.len() + "/check?".len() + query.len());
+        let mut request = World::request(method.clone(), "/check");
+        request.query = Some(query);
+        let answer = world.send(request).await;
+        assert_eq!(answer.status, status, "{at}: {}", answer.body);
+        if status == 414 {
+            assert!(answer.header("payment-required").is_none(), "{at}: no offer to pay");
+            if method != Method::HEAD {
+                assert_eq!(answer.body["error"]["rule"], "url_too_long_for_get", "{at}");
+            }
         }
     }
 }
