@@ -2,7 +2,7 @@
 //! way through these states; every arrow that can fail says what the buyer is told:
 //!
 //! ```text
-//! vetted (free: body, JSON, URL policy, store reachable)
+//! vetted (free: body, JSON, URL policy, a GET's length, store reachable)
 //!   -> offered        no payment header: 402 with our challenge
 //!   -> decoded        payment decoded once (core); malformed 400, wrong terms 402
 //!   -> known?         the claim of this payment's identity (its transaction message):
@@ -191,7 +191,7 @@ impl<S: Stores> Service<S> {
             Some(url) => Some(vetted(&url, self.config.address_rule)?),
             None => None,
         };
-        let resource_url = self.resource_url(route, request)?;
+        let resource_url = self.request_url(request)?;
         let today = self.store_reachable().await?;
         if self.is_house(&request.headers) {
             let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
