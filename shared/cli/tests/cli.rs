@@ -488,6 +488,14 @@ fn key_file_errors_name_the_setting_and_the_expected_format() {
         }
         assert!(!message.contains(data.to_str().unwrap()), "the path is never echoed");
     }
+    // verify without --key reads the local key (never creating one) and says which setting.
+    let report = dir.join("report.json");
+    std::fs::write(&report, "{}").unwrap();
+    let output = command(&["verify", report.to_str().unwrap()], &dir.join("missing")).output();
+    let error: Value = serde_json::from_slice(&output.unwrap().stderr).unwrap();
+    assert_eq!(error["error"]["rule"], "key_unreadable");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("PAYABILITY_SIGNING_KEY_FILE") && message.contains("--key"));
 }
 
 #[test]
