@@ -115,9 +115,11 @@ impl Decider {
     }
 }
 
-/// ANSI styles used on a terminal.
+/// The verdict line and the headings on a terminal: bold.
 const BOLD: &str = "\x1b[1m";
+/// The deciding factors on a terminal: bold yellow.
 const DECIDED: &str = "\x1b[1;33m";
+/// Back to the terminal's style.
 const RESET: &str = "\x1b[0m";
 
 /// Renders a signed report's JSON for a person; `colour` adds ANSI styles.
@@ -180,7 +182,7 @@ pub fn render(report: &Value, colour: bool) -> String {
 /// The check factors as rows: known ones in contract order, then any other.
 fn check_rows(factors: &Map<String, Value>) -> Vec<Row> {
     let mut rows = known_rows(factors, &CHECK_FACTORS, None);
-    rows.extend(other_rows(factors, &CHECK_FACTORS, None));
+    rows.extend(other_rows(factors, &CHECK_FACTORS.map(|(name, _)| name), None));
     rows
 }
 
@@ -202,7 +204,7 @@ fn memo_rows(factors: &Map<String, Value>) -> Vec<Row> {
         }
     }
     for (fetch, n) in fetches.iter().zip(1u64..) {
-        rows.extend(other_rows(fetch, &MEMO_FETCH_FACTORS, Some(n)));
+        rows.extend(other_rows(fetch, &MEMO_FETCH_FACTORS.map(|(name, _)| name), Some(n)));
     }
     let census = factors.get("correlation_census");
     for (leg, group, detail) in
@@ -216,8 +218,9 @@ fn memo_rows(factors: &Map<String, Value>) -> Vec<Row> {
         }
     }
     rows.extend(known_rows(factors, &MEMO_PAIR_FACTORS, None));
-    let pair_names = [("fetches", Group::Other), ("correlation_census", Group::Other)];
-    let known: Vec<(&str, Group)> = MEMO_PAIR_FACTORS.iter().chain(&pair_names).copied().collect();
+    let split = ["fetches", "correlation_census"];
+    let known: Vec<&str> =
+        MEMO_PAIR_FACTORS.map(|(name, _)| name).into_iter().chain(split).collect();
     rows.extend(other_rows(factors, &known, None));
     rows
 }
@@ -235,15 +238,11 @@ fn known_rows(
     list.iter().filter_map(row).collect()
 }
 
-/// Rows of the factors in `factors` that `list` does not name (a later revision's).
-fn other_rows(
-    factors: &Map<String, Value>,
-    list: &[(&str, Group)],
-    fetch: Option<u64>,
-) -> Vec<Row> {
+/// Rows of the factors in `factors` that `known` does not name (a later revision's).
+fn other_rows(factors: &Map<String, Value>, known: &[&str], fetch: Option<u64>) -> Vec<Row> {
     factors
         .iter()
-        .filter(|(name, _)| !list.iter().any(|(known, _)| known == name))
+        .filter(|(name, _)| !known.contains(&name.as_str()))
         .map(|(name, value)| Row {
             group: Group::Other,
             name: name.clone(),
