@@ -148,7 +148,11 @@ pub fn render(report: &Value, colour: bool) -> String {
                 None => format!("{}: {}", clean(&d.name), shown(&d.value)),
             })
             .collect();
-        let line = format!("decided by step {step} of the {op} state rule: {}", named.join(", "));
+        let named = match named.is_empty() {
+            true => "no factor (no earlier step matched)".to_owned(),
+            false => named.join(", "),
+        };
+        let line = format!("decided by step {step} of the {op} state rule: {named}");
         out += &format!("{}\n", paint(&line, DECIDED));
     }
     let width = rows.iter().map(|row| row.label().chars().count()).max().unwrap_or(0);
@@ -405,7 +409,7 @@ mod tests {
 
     #[test]
     fn deciding_factors_are_marked_and_every_factor_is_listed_under_its_leg() {
-        let vectors: [Vector; 3] = [
+        let vectors: [Vector; 4] = [
             (
                 check_unconfigured(true),
                 Some(
@@ -427,6 +431,20 @@ mod tests {
                 &[],
                 &["recipient_present", "memo_present"],
                 &[("body_parseable", "body leg")],
+            ),
+            (
+                {
+                    let mut populated = check_unconfigured(false);
+                    populated["decided_by"] = json!({"step": 6, "factors": []});
+                    populated
+                },
+                Some(
+                    "decided by step 6 of the check state rule: no factor (no earlier step \
+                      matched)",
+                ),
+                &[],
+                &["recipient_present", "fetch_ok"],
+                &[],
             ),
             (
                 memo_not_a_402(),
