@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent generator for payability-corpus/v1 (criteria payability/v1, revision 1.1.0).
+"""Independent generator for payability-corpus/v1 (criteria payability/v1, revision 1.4.0).
 
 Written from the criteria text only (seed field_rule / state_rule / description_flag /
 memo_op, and corpus/INTERPRETATIONS.md), never from the Rust engine. Standard library only.
@@ -260,6 +260,7 @@ def grade_check(called_url, fetch):
         factors["reason"] = reason
     factors.update({
         "body_parseable": c["body_ok"],
+        "body_leg_present": b["accept"] is not None,
         "header_present": c["header_present"],
         "header_over_cap": c["header_over_cap"],
         "header_decodable": c["header_ok"],
@@ -276,7 +277,44 @@ def grade_check(called_url, fetch):
         "description_overlong": length is not None and length > DESCRIPTION_LIMIT,
         "description_length": length,
     })
-    return state, factors
+    return state, factors, check_decided_by(state, factors)
+
+
+CHECK_STEPS = ["NOT-A-402", "RESOURCE-MISMATCH", "HEADER-MISSING", "AMOUNTS-ONLY", "UNCONFIGURED", "POPULATED"]
+
+
+def listed(conditions):
+    """Rule 19: the {factor, value} (and fetch) of every condition that holds, in the order given."""
+    out = []
+    for name, value, holds, fetch in conditions:
+        if holds:
+            entry = {"factor": name, "value": value}
+            if fetch is not None:
+                entry["fetch"] = fetch
+            out.append(entry)
+    return out
+
+
+def check_decided_by(state, f):
+    """Rule 19, check: the step number of the state and the factors meeting that step's conditions."""
+    step = CHECK_STEPS.index(state) + 1
+    absent = lambda name: (name, f[name], f[name] is False, None)
+    true = lambda name: (name, f[name], f[name] is True, None)
+    failed_equality = lambda name: (name, f[name], f[name] is False, None)
+    conditions = {
+        1: [absent("fetch_ok"), ("status", f["status"], f["status"] != 402, None),
+            true("body_over_cap")],
+        2: [failed_equality("resource_equal")],
+        3: [absent("header_present"), true("header_over_cap"), absent("header_decodable")],
+        4: [absent("recipient_present"), absent("token_account_present"), absent("memo_present"),
+            true("amounts_present"), true("amounts_consistent")],
+        5: [absent("body_parseable"), absent("body_leg_present"), absent("recipient_present"),
+            absent("token_account_present"), absent("memo_present"), absent("amounts_present"),
+            absent("amounts_consistent"), absent("resource_present"), failed_equality("memo_equal"),
+            failed_equality("amount_equal"), failed_equality("pay_to_equal")],
+        6: [],
+    }[step]
+    return {"step": step, "factors": listed(conditions)}
 
 
 PREFIXED_OPAQUE = re.compile(r"[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+", re.ASCII)
@@ -336,6 +374,7 @@ def grade_memo(called_url, fetch1, fetch2):
             "is_402": c["status"] == 402,
             "body_over_cap": c["over_cap"],
             "body_parseable": c["body_ok"],
+            "body_leg_present": b["accept"] is not None,
             "header_present": c["header_present"],
             "header_over_cap": c["header_over_cap"],
             "header_decodable": c["header_ok"],
@@ -359,7 +398,36 @@ def grade_memo(called_url, fetch1, fetch2):
     }
     if reason is not None:
         factors["reason"] = reason
-    return state, factors
+    return state, factors, memo_decided_by(state, reason, factors)
+
+
+MEMO_STEPS = {("NOT-A-402", None): 1, ("MEMO-ABSENT", None): 2, ("LEG-MISMATCH", None): 3,
+              ("MEMO-REUSED", None): 4, ("BOUND", None): 5, ("MEMO-ABSENT", "memo_absent_one_fetch"): 6,
+              ("LEG-MISMATCH", "memo_binding_not_established"): 7}
+
+
+def memo_decided_by(state, reason, f):
+    """Rule 19, memo: the step (6 and 7 are the completion rules) and the factors meeting it."""
+    step = MEMO_STEPS[(state, reason)]
+    pair = lambda name, holds: (name, f[name], holds(f[name]), None)
+    false, true, not_true = (lambda v: v is False), (lambda v: v is True), (lambda v: v is not True)
+    body_memo_gone = [c for n in (0, 1) for c in (
+        ("body_leg_present", f["fetches"][n]["body_leg_present"], f["fetches"][n]["body_leg_present"] is False, n + 1),
+        ("body_memo_present", f["fetches"][n]["body_memo_present"], f["fetches"][n]["body_memo_present"] is False, n + 1))]
+    not_a_402 = [c for n in (0, 1) for c in (
+        ("fetch_ok", f["fetches"][n]["fetch_ok"], f["fetches"][n]["fetch_ok"] is False, n + 1),
+        ("is_402", f["fetches"][n]["is_402"], f["fetches"][n]["is_402"] is False, n + 1),
+        ("body_over_cap", f["fetches"][n]["body_over_cap"], f["fetches"][n]["body_over_cap"] is True, n + 1))]
+    conditions = {
+        1: not_a_402,
+        2: body_memo_gone,
+        3: [pair("memo_equality_fetch1", false), pair("memo_equality_fetch2", false)],
+        4: [pair("body_memos_unique", false)],
+        5: [pair("memo_equality_fetch1", true), pair("memo_equality_fetch2", true), pair("body_memos_unique", true)],
+        6: body_memo_gone,
+        7: [pair("memo_equality_fetch1", not_true), pair("memo_equality_fetch2", not_true)],
+    }[step]
+    return {"step": step, "factors": listed(conditions)}
 
 
 # ======================================================================================
@@ -524,25 +592,25 @@ CASES = []
 
 
 def check(case_id, want, note, fetch, url=URL, prov="synthetic", reason=None):
-    state, factors = grade_check(url, fetch)
+    state, factors, decided = grade_check(url, fetch)
     assert state == want, (case_id, state, want)
     assert factors.get("reason") == reason, (case_id, factors.get("reason"), reason)
-    _add(case_id, "check", prov, note, url, [fetch], state, factors)
+    _add(case_id, "check", prov, note, url, [fetch], state, factors, decided)
 
 
 def memo(case_id, want, note, f1, f2, url=URL, prov="synthetic", reason=None):
-    state, factors = grade_memo(url, f1, f2)
+    state, factors, decided = grade_memo(url, f1, f2)
     assert state == want, (case_id, state, want)
     assert factors.get("reason") == reason, (case_id, factors.get("reason"), reason)
-    _add(case_id, "memo", prov, note, url, [f1, f2], state, factors)
+    _add(case_id, "memo", prov, note, url, [f1, f2], state, factors, decided)
 
 
-def _add(case_id, op, prov, note, url, fetches, state, factors):
+def _add(case_id, op, prov, note, url, fetches, state, factors, decided):
     assert re.fullmatch(r"(check|memo)-[a-z0-9]+(-[a-z0-9]+)*", case_id) and case_id.startswith(op + "-")
     assert case_id not in {c["id"] for c in CASES}, case_id
     assert re.match(r"https?://[a-z0-9.-]+\.example(/|:|\?|$)", url), url
     CASES.append({"id": case_id, "op": op, "provenance": prov, "note": note, "called_url": url,
-                  "fetches": fetches, "expected": {"state": state, "factors": factors}})
+                  "fetches": fetches, "expected": {"state": state, "factors": factors, "decided_by": decided}})
 
 
 def build_check_cases():
@@ -990,6 +1058,10 @@ def build_memo_cases():
          "UUID memos: digit-led is opaque, letter-led (f47ac10b-...) matches the prefixed-opaque pattern.",
          challenge("550e8400-e29b-41d4-a716-446655440000", "550e8400-e29b-41d4-a716-446655440000"),
          challenge("f47ac10b-58cc-4372-a567-0e02b2c3d479", "f47ac10b-58cc-4372-a567-0e02b2c3d479"))
+    memo("memo-constructed-v2-header-only-fresh-memo", "MEMO-ABSENT",
+         "A v2 server (challenge in PAYMENT-REQUIRED, `{}` as the body) with a fresh header memo: the memo op reads "
+         "the body leg, which does not exist (decided_by lists body_leg_present false in both fetches).",
+         resp({}, v2_header([v2_accept(x_memo=m1)])), resp({}, v2_header([v2_accept(x_memo=m2)])), prov="constructed")
     memo("memo-bound-short", "BOUND", "Short memos still bind; the format class is a factor only.",
          challenge("abc1", "abc1"), challenge("abc2", "abc2"))
     memo("memo-bound-top-level-fallback", "BOUND",
@@ -1118,6 +1190,60 @@ def build_memo_cases():
 
 
 # ======================================================================================
+# Submitted-URL cases (rule 20): the refusals this revision adds, and their order.
+# ======================================================================================
+
+POLICY_CASES = []
+
+
+def policy_verdict(submitted):
+    """Rule 20 and the specification's scheme rule, in url_policy.refusals order, for strings that
+    need no WHATWG serialisation: each accepted one is already its own called URL."""
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", submitted)
+    http = scheme is not None and scheme.group(1).lower() in ("http", "https")
+    if "://" not in submitted and not http:
+        return {"refusal": "scheme_missing"}
+    if not http:
+        return {"refusal": "scheme_not_http"}
+    if "#" in submitted:
+        return {"refusal": "fragment_in_url"}
+    return {"called_url": submitted}
+
+
+def policy(case_id, want, note, submitted):
+    verdict = policy_verdict(submitted)
+    assert verdict == want, (case_id, verdict, want)
+    assert re.fullmatch(r"policy-[a-z0-9]+(-[a-z0-9]+)*", case_id), case_id
+    assert case_id not in {c["id"] for c in POLICY_CASES}, case_id
+    POLICY_CASES.append({"id": case_id, "note": note, "submitted": submitted, "expected": verdict})
+
+
+def build_policy_cases():
+    fragment, missing = {"refusal": "fragment_in_url"}, {"refusal": "scheme_missing"}
+    policy("policy-fragment-named", fragment, "A named fragment is never sent, so it is refused free.",
+           URL + "#today")
+    policy("policy-fragment-empty", fragment, "An empty fragment (a bare #) is a fragment too.", URL + "#")
+    policy("policy-fragment-after-query", fragment, "A fragment after a query is refused; the query alone is not.",
+           URL + "?city=oslo#now")
+    policy("policy-fragment-before-address-rule", fragment,
+           "fragment_in_url comes before address_not_public in url_policy.refusals.", "http://127.0.0.1:3000/x#a")
+    policy("policy-query-accepted", {"called_url": URL + "?city=oslo"},
+           "A query is part of the called URL; only the fragment is refused.", URL + "?city=oslo")
+    policy("policy-scheme-missing-localhost-port", missing,
+           "host:port/path reads as the scheme 'localhost' to the WHATWG parser: refused as scheme_missing.",
+           "localhost:3000/weather")
+    policy("policy-scheme-missing-ip-port", missing,
+           "An IPv4 address with a port and no scheme does not parse: refused as scheme_missing.",
+           "127.0.0.1:3000/weather")
+    policy("policy-scheme-missing-bare-host", missing, "A bare host and path has no scheme.",
+           "seller.example/api/weather")
+    policy("policy-scheme-missing-other-scheme", missing,
+           "Another scheme written without :// is scheme_missing, not scheme_not_http.", "mailto:ops@seller.example")
+    policy("policy-scheme-not-http", {"refusal": "scheme_not_http"},
+           "A scheme written with :// that is not http or https is scheme_not_http.", "ftp://seller.example/x")
+
+
+# ======================================================================================
 # Assembly, pin, write, check, self-test.
 # ======================================================================================
 
@@ -1125,8 +1251,10 @@ def build():
     CASES.clear()
     build_check_cases()
     build_memo_cases()
-    obj = {"id": "payability-corpus/v1", "criteria": "payability/v1", "criteria_revision": "1.3.0",
-           "generator": "corpus/gen_corpus.py", "cases": list(CASES)}
+    POLICY_CASES.clear()
+    build_policy_cases()
+    obj = {"id": "payability-corpus/v1", "criteria": "payability/v1", "criteria_revision": "1.4.0",
+           "generator": "corpus/gen_corpus.py", "cases": list(CASES), "policy_cases": list(POLICY_CASES)}
     obj["sha256"] = pin(obj)
     return obj
 
@@ -1161,7 +1289,7 @@ def main(argv):
         return 0
     obj = build()
     data = serialise(obj)
-    summary = f"corpus: {len(obj['cases'])} cases, pin {obj['sha256']}"
+    summary = f"corpus: {len(obj['cases'])} cases, {len(obj['policy_cases'])} policy cases, pin {obj['sha256']}"
     if "--check" in argv:
         try:
             on_disk = OUT.read_bytes()
@@ -1176,7 +1304,8 @@ def main(argv):
         except (ValueError, KeyError, TypeError, AttributeError):
             print(f"corpus: {OUT.name} is not a readable corpus")
             return 1
-        fresh = {c["id"]: c for c in obj["cases"]}
+        disk_cases.update({c.get("id"): c for c in json.loads(on_disk).get("policy_cases", [])})
+        fresh = {c["id"]: c for c in obj["cases"] + obj["policy_cases"]}
         differ = sorted(i for i in set(disk_cases) | set(fresh) if disk_cases.get(i) != fresh.get(i))
         for case_id in differ:
             print(f"differs: {case_id}")
@@ -1231,23 +1360,43 @@ def self_test():
     assert census({"b": 1, "extra": {"a": 1, "b": 2}, "A": 0}) == ["A", "a", "b", "extra"]
     assert census({"extra": "x", "z": 1}) == ["extra", "z"] and census(None) == []
 
-    state, f = grade_check(URL, resp())
+    assert policy_verdict("HTTPS://seller.example/") == {"called_url": "HTTPS://seller.example/"}
+    assert policy_verdict("https:/x#") == {"refusal": "fragment_in_url"}
+    assert policy_verdict("file:///etc/passwd") == {"refusal": "scheme_not_http"}
+    assert policy_verdict("x") == {"refusal": "scheme_missing"}
+
+    state, f, d = grade_check(URL, resp())
+    assert d == {"step": 6, "factors": []}
     assert state == "POPULATED" and f["description_length"] == len(DESCRIPTION) and "reason" not in f
-    state, f = grade_check(URL, FAILED)
+    state, f, d = grade_check(URL, FAILED)
+    assert d == {"step": 1, "factors": [{"factor": "fetch_ok", "value": False}, {"factor": "status", "value": None}]}
     assert state == "NOT-A-402" and f["reason"] == "fetch_failed" and f["status"] is None
     assert f["resource_equal"] is None and f["description_length"] is None and not f["header_present"]
-    state, f = grade_check(URL, resp(OVER_CAP))
+    state, f, d = grade_check(URL, resp(OVER_CAP))
+    assert d == {"step": 1, "factors": [{"factor": "body_over_cap", "value": True}]}
     assert f["reason"] == "body_over_cap" and f["fetch_ok"] and f["header_decodable"] and f["memo_equal"] is False
-    state, f = grade_check(URL, resp(header=header_of_size(HEADER_CAP)))
+    state, f, _ = grade_check(URL, resp(header=header_of_size(HEADER_CAP)))
     assert state == "POPULATED" and f["header_decodable"] and not f["header_over_cap"]
-    state, f = grade_check(URL, resp(header=header_of_size(HEADER_CAP + 1, inner_space=True)))
+    state, f, d = grade_check(URL, resp(header=header_of_size(HEADER_CAP + 1, inner_space=True)))
+    assert d == {"step": 3, "factors": [{"factor": "header_over_cap", "value": True}, {"factor": "header_decodable", "value": False}]}
     assert state == "HEADER-MISSING" and f["header_over_cap"] and f["header_present"]
     assert not f["header_decodable"] and f["memo_equal"] is False and f["resource_equal"] is True
     assert not grade_check(URL, resp(header=None))[1]["header_over_cap"]
-    state, f = grade_memo(URL, challenge("pvm_aaaa1111", "pvm_aaaa1111"), challenge("pvm_bbbb2222", "pvm_bbbb2222"))
+    state, f, d = grade_memo(URL, challenge("pvm_aaaa1111", "pvm_aaaa1111"), challenge("pvm_bbbb2222", "pvm_bbbb2222"))
+    assert d["step"] == 5 and [e["factor"] for e in d["factors"]] == ["memo_equality_fetch1", "memo_equality_fetch2", "body_memos_unique"]
     assert state == "BOUND" and f["body_memos_unique"] is True and f["header_freshness_class"] == "regenerated"
-    state, f = grade_memo(URL, challenge("x", "x"), challenge(DROP, DROP))
+    state, f, d = grade_memo(URL, challenge("x", "x"), challenge(DROP, DROP))
+    assert d == {"step": 6, "factors": [{"factor": "body_memo_present", "value": False, "fetch": 2}]}
     assert (state, f["reason"], f["body_memos_unique"]) == ("MEMO-ABSENT", "memo_absent_one_fetch", None)
+    # A v2 middleware's shape: the challenge in the header, `{}` as the body.
+    state, f, d = grade_check(URL, resp(body={"text": "{}"}))
+    assert state == "UNCONFIGURED" and d["step"] == 5 and not f["body_leg_present"] and f["body_parseable"]
+    assert [e["factor"] for e in d["factors"]] == [
+        "body_leg_present", "recipient_present", "token_account_present", "memo_present", "amounts_present",
+        "amounts_consistent", "resource_present", "memo_equal", "amount_equal", "pay_to_equal"]
+    state, f, d = grade_memo(URL, resp(body={"text": "{}"}), resp(body={"text": "{}"}))
+    assert state == "MEMO-ABSENT" and [(e["factor"], e["fetch"]) for e in d["factors"]] == [
+        ("body_leg_present", 1), ("body_memo_present", 1), ("body_leg_present", 2), ("body_memo_present", 2)]
 
 
 if __name__ == "__main__":

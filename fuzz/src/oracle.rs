@@ -5,12 +5,12 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use payability_core::capture::{CapturedBody, CapturedHeader, FetchOutcome};
-use payability_core::grade::CheckState;
 use payability_core::grade::check::{CheckFactors, NotA402Reason};
 use payability_core::grade::memo::{
     CompletionReason, CorrelationCensus, FetchFactors, FormatClass, FreshnessClass, LegCensus,
     MemoFactors, MemoState,
 };
+use payability_core::grade::{CheckState, DecidedBy, DecidingFactor, FactorValue};
 use serde_json::{Map, Value};
 
 /// WHATWG forgiving-base64 decode, step by step as the Infra standard writes it
@@ -194,6 +194,7 @@ pub fn check_factors(called_url: &str, outcome: &FetchOutcome) -> CheckFactors {
         body_over_cap: over_cap,
         reason,
         body_parseable: legs.body_document.is_some(),
+        body_leg_present: body.is_some(),
         header_present: legs.header_present,
         header_over_cap: legs.header_over_cap,
         header_decodable: legs.header_document.is_some(),
@@ -242,6 +243,145 @@ pub fn check_state(f: &CheckFactors) -> CheckState {
     } else {
         CheckState::Populated
     }
+}
+
+/// The deciding factors of interpretation 19, gathered as each step's conditions are read.
+#[derive(Default)]
+struct Listed(Vec<DecidingFactor>);
+
+impl Listed {
+    /// Lists `factor` (of `fetch`, for memo) with its printed value when `holds`.
+    fn when(&mut self, holds: bool, factor: &'static str, fetch: Option<u8>, value: FactorValue) {
+        if holds {
+            self.0.push(DecidingFactor { factor, fetch, value });
+        }
+    }
+}
+
+fn flag(value: bool) -> FactorValue {
+    FactorValue::Flag(value)
+}
+
+fn tri(value: Option<bool>) -> FactorValue {
+    value.map_or(FactorValue::Null, FactorValue::Flag)
+}
+
+/// Interpretation 19 for a check: the step that gives `state`, and the factors meeting that
+/// step's conditions in factor order.
+pub fn check_decided_by(state: CheckState, f: &CheckFactors) -> DecidedBy {
+    let mut l = Listed::default();
+    let step = match state {
+        CheckState::NotA402 => {
+            l.when(!f.fetch_ok, "fetch_ok", None, flag(false));
+            let status = f.status.map_or(FactorValue::Null, FactorValue::Status);
+            l.when(f.status != Some(402), "status", None, status);
+            l.when(f.body_over_cap, "body_over_cap", None, flag(true));
+            1
+        }
+        CheckState::ResourceMismatch => {
+            l.when(true, "resource_equal", None, flag(false));
+            2
+        }
+        CheckState::HeaderMissing => {
+            l.when(!f.header_present, "header_present", None, flag(false));
+            l.when(f.header_over_cap, "header_over_cap", None, flag(true));
+            l.when(!f.header_decodable, "header_decodable", None, flag(false));
+            3
+        }
+        CheckState::AmountsOnly => {
+            for name in ["recipient_present", "token_account_present", "memo_present"] {
+                l.when(true, name, None, flag(false));
+            }
+            l.when(true, "amounts_present", None, flag(true));
+            l.when(true, "amounts_consistent", None, flag(true));
+            4
+        }
+        CheckState::Unconfigured => {
+            let absent = [
+                ("body_parseable", f.body_parseable),
+                ("body_leg_present", f.body_leg_present),
+                ("recipient_present", f.recipient_present),
+                ("token_account_present", f.token_account_present),
+                ("memo_present", f.memo_present),
+                ("amounts_present", f.amounts_present),
+                ("amounts_consistent", f.amounts_consistent),
+                ("resource_present", f.resource_present),
+            ];
+            for (name, value) in absent {
+                l.when(!value, name, None, flag(false));
+            }
+            let equal = [
+                ("memo_equal", f.memo_equal),
+                ("amount_equal", f.amount_equal),
+                ("pay_to_equal", f.pay_to_equal),
+            ];
+            for (name, value) in equal {
+                l.when(value == Some(false), name, None, flag(false));
+            }
+            5
+        }
+        CheckState::Populated => 6,
+    };
+    DecidedBy { step, factors: l.0 }
+}
+
+/// Interpretation 19 for a memo pair: the step that gives `state` (6 and 7 for the completion
+/// rules), and the factors meeting that step's conditions, fetch 1 before fetch 2.
+pub fn memo_decided_by(state: MemoState, f: &MemoFactors) -> DecidedBy {
+    let mut l = Listed::default();
+    let numbered = [(Some(1u8), &f.fetches[0]), (Some(2u8), &f.fetches[1])];
+    let eqs = [
+        ("memo_equality_fetch1", f.memo_equality_fetch1),
+        ("memo_equality_fetch2", f.memo_equality_fetch2),
+    ];
+    let body_memo_gone = |l: &mut Listed| {
+        for (n, x) in numbered {
+            l.when(!x.body_leg_present, "body_leg_present", n, flag(false));
+            l.when(!x.body_memo_present, "body_memo_present", n, flag(false));
+        }
+    };
+    let step = match (state, f.reason) {
+        (MemoState::NotA402, _) => {
+            for (n, x) in numbered {
+                l.when(!x.fetch_ok, "fetch_ok", n, flag(false));
+                l.when(!x.is_402, "is_402", n, flag(false));
+                l.when(x.body_over_cap, "body_over_cap", n, flag(true));
+            }
+            1
+        }
+        (MemoState::MemoAbsent, None) => {
+            body_memo_gone(&mut l);
+            2
+        }
+        (MemoState::LegMismatch, None) => {
+            for (name, eq) in eqs {
+                l.when(eq == Some(false), name, None, flag(false));
+            }
+            3
+        }
+        (MemoState::MemoReused, _) => {
+            l.when(true, "body_memos_unique", None, flag(false));
+            4
+        }
+        (MemoState::Bound, _) => {
+            for (name, _) in eqs {
+                l.when(true, name, None, flag(true));
+            }
+            l.when(true, "body_memos_unique", None, flag(true));
+            5
+        }
+        (MemoState::MemoAbsent, Some(_)) => {
+            body_memo_gone(&mut l);
+            6
+        }
+        (MemoState::LegMismatch, Some(_)) => {
+            for (name, eq) in eqs {
+                l.when(eq != Some(true), name, None, tri(eq));
+            }
+            7
+        }
+    };
+    DecidedBy { step, factors: l.0 }
 }
 
 /// Interpretation 13's format class, by hand: `short` under 8 scalar values, else
@@ -295,6 +435,7 @@ pub fn memo_verdict(first: &FetchOutcome, second: &FetchOutcome) -> (MemoState, 
             is_402: capture.is_some_and(|c| c.status == 402),
             body_over_cap: capture.is_some_and(|c| matches!(c.body, CapturedBody::OverCap)),
             body_parseable: legs.body_document.is_some(),
+            body_leg_present: legs.body_offer().is_some(),
             header_present: legs.header_present,
             header_over_cap: legs.header_over_cap,
             header_decodable: legs.header_document.is_some(),

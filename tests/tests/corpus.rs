@@ -46,7 +46,7 @@ fn outcome(fetch: &Value) -> FetchOutcome {
     }
 }
 
-/// The engine's `{state, factors}` for one case.
+/// The engine's `{state, factors, decided_by}` for one case.
 fn grade(case: &Value) -> Value {
     let url = case["called_url"].as_str().expect("called_url");
     let fetches: Vec<FetchOutcome> =
@@ -54,11 +54,11 @@ fn grade(case: &Value) -> Value {
     match (case["op"].as_str(), fetches.as_slice()) {
         (Some("check"), [only]) => {
             let v = grade_check(url, only);
-            json!({"state": v.state.as_str(), "factors": v.factors})
+            json!({"state": v.state.as_str(), "factors": v.factors, "decided_by": v.decided_by})
         }
         (Some("memo"), [first, second]) => {
             let v = grade_memo(first, second);
-            json!({"state": v.state.as_str(), "factors": v.factors})
+            json!({"state": v.state.as_str(), "factors": v.factors, "decided_by": v.decided_by})
         }
         _ => panic!("a case is a check with one fetch or a memo with two"),
     }
@@ -103,6 +103,21 @@ fn every_called_url_is_already_whatwg_serialised() {
         let url = case["called_url"].as_str().expect("called_url");
         let vetted = vet_target_url(url, AddressRule::PublicOnly).expect("corpus URLs pass policy");
         assert_eq!(vetted.as_str(), url, "{}", case["id"]);
+    }
+}
+
+#[test]
+fn every_policy_case_is_vetted_as_the_generator_expects() {
+    let corpus = load_corpus();
+    let cases = corpus["policy_cases"].as_array().expect("policy_cases");
+    assert!(!cases.is_empty(), "the corpus pins the submitted-URL refusals");
+    for case in cases {
+        let submitted = case["submitted"].as_str().expect("submitted");
+        let actual = match vet_target_url(submitted, AddressRule::PublicOnly) {
+            Ok(url) => json!({"called_url": url.as_str()}),
+            Err(refusal) => json!({"refusal": refusal.rule()}),
+        };
+        assert_eq!(actual, case["expected"], "{}", case["id"]);
     }
 }
 

@@ -42,6 +42,8 @@ pub fn run(data: &[u8]) {
     let want = oracle::check_factors(url.as_str(), &outcome);
     assert_eq!(verdict.factors, want, "factors differ from the interpretations");
     assert_eq!(verdict.state, oracle::check_state(&verdict.factors), "state rule");
+    let decided = oracle::check_decided_by(verdict.state, &verdict.factors);
+    assert_eq!(verdict.decided_by, decided, "decided_by differs from interpretation 19");
     assert_eq!(verdict.factors.reason.is_some(), verdict.state == CheckState::NotA402);
 
     // The factors survive the report's JSON.

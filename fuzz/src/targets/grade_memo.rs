@@ -32,6 +32,8 @@ pub fn run(data: &[u8]) {
     let (state, factors) = oracle::memo_verdict(&first, &second);
     assert_eq!(verdict.factors, factors, "factors differ from the interpretations");
     assert_eq!(verdict.state, state, "state rule");
+    let decided = oracle::memo_decided_by(state, &factors);
+    assert_eq!(verdict.decided_by, decided, "decided_by differs from interpretation 19");
     assert_eq!(grade_memo(&second, &first).state, verdict.state, "the state depends on order");
 
     let json = serde_json::to_value(&verdict.factors).expect("factors serialise");

@@ -204,7 +204,9 @@ fn policy_refusals_print_the_rule_on_stderr_and_nothing_on_stdout() {
     let vectors = [
         ("ftp://seller.example/", "scheme_not_http"),
         ("https://user:pw@seller.example/", "credentials_in_url"),
-        ("not a url", "url_unparseable"),
+        ("https://exa mple.com/", "url_unparseable"),
+        ("localhost:3000/weather", "scheme_missing"),
+        ("https://seller.example/x#f", "fragment_in_url"),
     ];
     for (url, rule) in vectors {
         let output = payability(&["check", url], &key);
@@ -605,7 +607,7 @@ fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     let second = run();
     assert!(second.stderr.is_empty());
     let criteria: Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!(criteria["criteria_revision"], "1.3.0");
+    assert_eq!(criteria["criteria_revision"], "1.4.0");
     assert_eq!(criteria["signing_keys"].as_array().unwrap().len(), 1);
 }
 

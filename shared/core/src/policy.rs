@@ -38,12 +38,16 @@ impl TargetUrl {
 pub enum PolicyRefusal {
     /// Longer than [`MAX_URL_BYTES`].
     UrlTooLong,
+    /// Neither an http(s) URL nor written with `://`: `host:port/path`, a bare host.
+    SchemeMissing,
     /// Not a URL by the WHATWG URL standard.
     UrlUnparseable,
     /// A scheme other than http or https.
     SchemeNotHttp,
     /// A username or password in the URL (an empty username with a password counts).
     CredentialsInUrl,
+    /// A `#fragment`, which is never sent to the server, so no resource could equal it.
+    FragmentInUrl,
     /// An IP-literal host (or `localhost`) that is not a public unicast address.
     AddressNotPublic,
 }
@@ -53,9 +57,11 @@ impl PolicyRefusal {
     pub fn rule(self) -> &'static str {
         match self {
             Self::UrlTooLong => "url_too_long",
+            Self::SchemeMissing => "scheme_missing",
             Self::UrlUnparseable => "url_unparseable",
             Self::SchemeNotHttp => "scheme_not_http",
             Self::CredentialsInUrl => "credentials_in_url",
+            Self::FragmentInUrl => "fragment_in_url",
             Self::AddressNotPublic => "address_not_public",
         }
     }
@@ -64,19 +70,27 @@ impl PolicyRefusal {
     pub fn message(self) -> &'static str {
         match self {
             Self::UrlTooLong => "the URL is longer than 2048 bytes",
+            Self::SchemeMissing => {
+                "the URL does not start with http:// or https://: write one of them before the host"
+            }
             Self::UrlUnparseable => "the URL does not parse as a WHATWG URL",
             Self::SchemeNotHttp => "the URL scheme must be http or https",
             Self::CredentialsInUrl => "the URL must not carry a username or password",
+            Self::FragmentInUrl => {
+                "the URL carries a #fragment, which is never sent to the server: submit it without the fragment"
+            }
             Self::AddressNotPublic => "the URL host is not a public unicast address",
         }
     }
 
     /// Every refusal, for publishing the rule list.
-    pub const ALL: [PolicyRefusal; 5] = [
+    pub const ALL: [PolicyRefusal; 7] = [
         Self::UrlTooLong,
+        Self::SchemeMissing,
         Self::UrlUnparseable,
         Self::SchemeNotHttp,
         Self::CredentialsInUrl,
+        Self::FragmentInUrl,
         Self::AddressNotPublic,
     ];
 }
@@ -86,15 +100,23 @@ pub fn vet_target_url(submitted: &str, rule: AddressRule) -> Result<TargetUrl, P
     if submitted.len() > MAX_URL_BYTES {
         return Err(PolicyRefusal::UrlTooLong);
     }
-    let url = Url::parse(submitted).map_err(|_| PolicyRefusal::UrlUnparseable)?;
+    let parsed = Url::parse(submitted);
+    let http = |url: &Url| matches!(url.scheme(), "http" | "https");
+    if !submitted.contains("://") && !parsed.as_ref().is_ok_and(http) {
+        return Err(PolicyRefusal::SchemeMissing);
+    }
+    let url = parsed.map_err(|_| PolicyRefusal::UrlUnparseable)?;
     if url.as_str().len() > MAX_URL_BYTES {
         return Err(PolicyRefusal::UrlTooLong);
     }
-    if url.scheme() != "http" && url.scheme() != "https" {
+    if !http(&url) {
         return Err(PolicyRefusal::SchemeNotHttp);
     }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(PolicyRefusal::CredentialsInUrl);
+    }
+    if url.fragment().is_some() {
+        return Err(PolicyRefusal::FragmentInUrl);
     }
     let host = url.host().ok_or(PolicyRefusal::UrlUnparseable)?;
     if rule == AddressRule::PublicOnly && !host_may_be_public(&host) {
@@ -228,16 +250,27 @@ mod tests {
     #[test]
     fn refusals_name_their_rule() {
         let long = format!("https://seller.example/{}", "a".repeat(MAX_URL_BYTES));
-        let vectors: [(&str, PolicyRefusal); 9] = [
+        let vectors: [(&str, PolicyRefusal); 20] = [
             (&long, PolicyRefusal::UrlTooLong),
-            ("not a url", PolicyRefusal::UrlUnparseable),
+            ("not a url", PolicyRefusal::SchemeMissing),
+            ("localhost:3000/weather", PolicyRefusal::SchemeMissing),
+            ("127.0.0.1:3000/weather", PolicyRefusal::SchemeMissing),
+            ("seller.example/api", PolicyRefusal::SchemeMissing),
+            ("mailto:a@seller.example", PolicyRefusal::SchemeMissing),
             ("https://", PolicyRefusal::UrlUnparseable),
+            ("https://exa mple.com/", PolicyRefusal::UrlUnparseable),
+            ("https:/", PolicyRefusal::SchemeMissing),
             ("http://exa mple.com/", PolicyRefusal::UrlUnparseable),
             ("ftp://seller.example/", PolicyRefusal::SchemeNotHttp),
             ("file:///etc/passwd", PolicyRefusal::SchemeNotHttp),
             ("https://user@seller.example/", PolicyRefusal::CredentialsInUrl),
             ("https://:secret@seller.example/", PolicyRefusal::CredentialsInUrl),
             ("https://u:p@seller.example/", PolicyRefusal::CredentialsInUrl),
+            ("https://seller.example/x#f", PolicyRefusal::FragmentInUrl),
+            ("https://seller.example/x#", PolicyRefusal::FragmentInUrl),
+            ("https://seller.example/?q=1#", PolicyRefusal::FragmentInUrl),
+            ("http:seller.example/x#top", PolicyRefusal::FragmentInUrl),
+            ("ftp:seller.example/", PolicyRefusal::SchemeMissing),
         ];
         for (input, want) in vectors {
             assert_eq!(vet_target_url(input, AddressRule::PublicOnly), Err(want), "{input}");
@@ -252,7 +285,8 @@ mod tests {
             ("https://seller.example", "https://seller.example/"),
             ("https://8.8.8.8/x", "https://8.8.8.8/x"),
             ("https://[2606:4700::1111]/", "https://[2606:4700::1111]/"),
-            ("https://bücher.example/?q=1#f", "https://xn--bcher-kva.example/?q=1#f"),
+            ("https://bücher.example/?q=1", "https://xn--bcher-kva.example/?q=1"),
+            ("http:seller.example/x", "http://seller.example/x"),
         ];
         for (input, want) in vectors {
             let got = vet_target_url(input, AddressRule::PublicOnly).unwrap();

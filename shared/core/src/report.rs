@@ -7,6 +7,7 @@ use time::macros::format_description;
 
 use crate::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use crate::grade::check::{CheckFactors, CheckVerdict};
+use crate::grade::decided::DecidedBy;
 use crate::grade::memo::{MemoFactors, MemoVerdict};
 use crate::policy::TargetUrl;
 use crate::signing::{ReportSigner, SignatureEnvelope};
@@ -81,6 +82,8 @@ pub struct UnsignedReport {
     pub checked_at: String,
     /// Every factor of the op.
     pub factors: Factors,
+    /// The step of the state rule that matched and the factors that decided it.
+    pub decided_by: DecidedBy,
     /// True for house checks (operator's own, unpaid).
     pub house: bool,
     /// The published disclosure sentence.
@@ -106,7 +109,7 @@ pub fn check_report(
     house: bool,
 ) -> Result<UnsignedReport, ReportError> {
     let factors = Factors::Check(verdict.factors);
-    assemble(url, verdict.state.as_str(), factors, checked_at, house)
+    assemble(url, verdict.state.as_str(), factors, verdict.decided_by, checked_at, house)
 }
 
 /// Assembles a memo report.
@@ -117,7 +120,7 @@ pub fn memo_report(
     house: bool,
 ) -> Result<UnsignedReport, ReportError> {
     let factors = Factors::Memo(verdict.factors);
-    assemble(url, verdict.state.as_str(), factors, checked_at, house)
+    assemble(url, verdict.state.as_str(), factors, verdict.decided_by, checked_at, house)
 }
 
 /// The published verdict line of an op's state at a check end (UTC, milliseconds): one
@@ -135,6 +138,7 @@ fn assemble(
     url: &TargetUrl,
     state: &'static str,
     factors: Factors,
+    decided_by: DecidedBy,
     checked_at: UtcMillis,
     house: bool,
 ) -> Result<UnsignedReport, ReportError> {
@@ -153,6 +157,7 @@ fn assemble(
         verdict_line: verdict_line(op, state, &at),
         checked_at: at,
         factors,
+        decided_by,
         house,
         disclosure: &texts.disclosure_sentence,
         honesty,

@@ -828,15 +828,23 @@ fn expected_policy(text: &str) -> Result<String, PolicyRefusal> {
     if text.len() > MAX_URL_BYTES {
         return Err(PolicyRefusal::UrlTooLong);
     }
-    let url = url::Url::parse(text).map_err(|_| PolicyRefusal::UrlUnparseable)?;
+    let parsed = url::Url::parse(text);
+    let http = parsed.as_ref().is_ok_and(|u| ["http", "https"].contains(&u.scheme()));
+    if !text.contains("://") && !http {
+        return Err(PolicyRefusal::SchemeMissing);
+    }
+    let url = parsed.map_err(|_| PolicyRefusal::UrlUnparseable)?;
     if url.as_str().len() > MAX_URL_BYTES {
         return Err(PolicyRefusal::UrlTooLong);
     }
-    if !["http", "https"].contains(&url.scheme()) {
+    if !http {
         return Err(PolicyRefusal::SchemeNotHttp);
     }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(PolicyRefusal::CredentialsInUrl);
+    }
+    if url.fragment().is_some() {
+        return Err(PolicyRefusal::FragmentInUrl);
     }
     let public = match url.host() {
         Some(url::Host::Ipv4(ip)) => public_v4(ip),
@@ -951,12 +959,24 @@ fn submitted_url() -> impl Strategy<Value = String> {
     .prop_map(str::to_owned);
     let host = prop_oneof![2 => v4, 2 => special_v4, 2 => v6, 1 => special_v6, 3 => name];
     let port = prop::sample::select(vec!["", "", ":80", ":443", ":0", ":65535", ":65536", ":x"]);
-    let path = prop::sample::select(vec!["", "/", "/api?q=1#f", "/a/../b", "/%2e%2e/x", "\\x"]);
-    (scheme, userinfo, host, port, path, 0usize..3).prop_map(
-        |(scheme, userinfo, host, port, path, pad)| {
+    let path = prop::sample::select(vec![
+        "",
+        "/",
+        "/api?q=1#f",
+        "/a/../b",
+        "/%2e%2e/x",
+        "\\x",
+        "/api?q=1",
+        "/x#",
+        "#",
+    ]);
+    // Mostly `://`; sometimes `:` alone or nothing (`host:port/path`, a bare host).
+    let separator = prop::sample::select(vec!["://", "://", "://", "://", ":", ""]);
+    (scheme, separator, userinfo, host, port, path, 0usize..3).prop_map(
+        |(scheme, separator, userinfo, host, port, path, pad)| {
             let long = "/p".repeat(1_100);
             let padding = ["", "/a", long.as_str()][pad];
-            format!("{scheme}://{userinfo}{host}{port}{path}{padding}")
+            format!("{scheme}{separator}{userinfo}{host}{port}{path}{padding}")
         },
     )
 }
@@ -1020,5 +1040,5 @@ fn generators_reach_every_state_and_refusal() {
         assert!(memo.contains(&format!("{state}None")), "{state}: {memo:?}");
     }
     assert!(memo.contains("MEMO-ABSENTSome(MemoAbsentOneFetch)"), "{memo:?}");
-    assert_eq!(refusals.len(), 6, "{refusals:?}");
+    assert_eq!(refusals.len(), PolicyRefusal::ALL.len() + 1, "{refusals:?}");
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::decided::{Condition, DecidedBy, holding};
 use super::legs::{BodyLeg, HeaderLeg, leg_equality};
 use crate::capture::{CapturedBody, FetchOutcome};
 
@@ -69,6 +70,7 @@ pub struct CheckFactors {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub reason: Option<NotA402Reason>,
     pub body_parseable: bool,
+    pub body_leg_present: bool,
     pub header_present: bool,
     pub header_over_cap: bool,
     pub header_decodable: bool,
@@ -93,6 +95,8 @@ pub struct CheckVerdict {
     pub state: CheckState,
     /// Every factor the state was decided from.
     pub factors: CheckFactors,
+    /// The step that matched and the factors that decided it.
+    pub decided_by: DecidedBy,
 }
 
 /// Grades one fetch of `called_url` by the `check` state rule.
@@ -129,6 +133,7 @@ pub fn grade_check(called_url: &str, outcome: &FetchOutcome) -> CheckVerdict {
         body_over_cap,
         reason: not_a_402,
         body_parseable: body.parseable(),
+        body_leg_present: body.exists(),
         header_present: header.present,
         header_over_cap: header.over_cap,
         header_decodable: header.decodable(),
@@ -145,33 +150,59 @@ pub fn grade_check(called_url: &str, outcome: &FetchOutcome) -> CheckVerdict {
         description_overlong: description_length.is_some_and(|n| n > DESCRIPTION_THRESHOLD_CHARS),
         description_length,
     };
-    CheckVerdict { state: check_state(&factors), factors }
+    let (state, decided_by) = check_state(&factors);
+    CheckVerdict { state, factors, decided_by }
 }
 
-/// The published state rule over the factors, first match wins.
-fn check_state(f: &CheckFactors) -> CheckState {
-    let core_fields =
-        [f.recipient_present, f.token_account_present, f.memo_present, f.resource_present];
-    let equalities = [f.memo_equal, f.amount_equal, f.pay_to_equal];
-    if f.reason.is_some() {
-        CheckState::NotA402
+/// The published state rule over the factors, first match wins, with what decided it
+/// (interpretations `check_state` and `decided_by`: each step's conditions, in factor order).
+fn check_state(f: &CheckFactors) -> (CheckState, DecidedBy) {
+    let not_a_402 = holding([
+        Condition::of("fetch_ok", f.fetch_ok, !f.fetch_ok),
+        Condition::of("status", f.status, f.status != Some(402)),
+        Condition::of("body_over_cap", f.body_over_cap, f.body_over_cap),
+    ]);
+    let header_missing = holding([
+        Condition::of("header_present", f.header_present, !f.header_present),
+        Condition::of("header_over_cap", f.header_over_cap, f.header_over_cap),
+        Condition::of("header_decodable", f.header_decodable, !f.header_decodable),
+    ]);
+    let amounts_only = [
+        Condition::of("recipient_present", f.recipient_present, !f.recipient_present),
+        Condition::of("token_account_present", f.token_account_present, !f.token_account_present),
+        Condition::of("memo_present", f.memo_present, !f.memo_present),
+        Condition::of("amounts_present", f.amounts_present, f.amounts_present),
+        Condition::of("amounts_consistent", f.amounts_consistent, f.amounts_consistent),
+    ];
+    let unconfigured = holding([
+        Condition::of("body_parseable", f.body_parseable, !f.body_parseable),
+        Condition::of("body_leg_present", f.body_leg_present, !f.body_leg_present),
+        Condition::of("recipient_present", f.recipient_present, !f.recipient_present),
+        Condition::of("token_account_present", f.token_account_present, !f.token_account_present),
+        Condition::of("memo_present", f.memo_present, !f.memo_present),
+        Condition::of("amounts_present", f.amounts_present, !f.amounts_present),
+        Condition::of("amounts_consistent", f.amounts_consistent, !f.amounts_consistent),
+        Condition::of("resource_present", f.resource_present, !f.resource_present),
+        Condition::of("memo_equal", f.memo_equal, f.memo_equal == Some(false)),
+        Condition::of("amount_equal", f.amount_equal, f.amount_equal == Some(false)),
+        Condition::of("pay_to_equal", f.pay_to_equal, f.pay_to_equal == Some(false)),
+    ]);
+    let (state, step, factors) = if !not_a_402.is_empty() {
+        (CheckState::NotA402, 1, not_a_402)
     } else if f.resource_equal == Some(false) {
-        CheckState::ResourceMismatch
-    } else if !f.header_present || !f.header_decodable {
-        CheckState::HeaderMissing
-    } else if f.amounts_consistent
-        && !f.recipient_present
-        && !f.token_account_present
-        && !f.memo_present
-    {
-        CheckState::AmountsOnly
-    } else if !f.amounts_consistent
-        || core_fields.contains(&false)
-        || equalities.contains(&Some(false))
-        || !f.body_parseable
-    {
-        CheckState::Unconfigured
+        (
+            CheckState::ResourceMismatch,
+            2,
+            holding([Condition::of("resource_equal", f.resource_equal, true)]),
+        )
+    } else if !header_missing.is_empty() {
+        (CheckState::HeaderMissing, 3, header_missing)
+    } else if amounts_only.iter().all(Condition::holds) {
+        (CheckState::AmountsOnly, 4, holding(amounts_only))
+    } else if !unconfigured.is_empty() {
+        (CheckState::Unconfigured, 5, unconfigured)
     } else {
-        CheckState::Populated
-    }
+        (CheckState::Populated, 6, Vec::new())
+    };
+    (state, DecidedBy { step, factors })
 }

@@ -72,6 +72,12 @@ impl BodyLeg {
         self.document.is_some()
     }
 
+    /// The body leg exists: the body is JSON with an object `accepts[0]` (interpretation
+    /// `body_leg`).
+    pub fn exists(&self) -> bool {
+        self.offer().is_some()
+    }
+
     /// `accepts[0]`: the body leg exists only when this does.
     fn offer(&self) -> Option<&Map<String, Value>> {
         first_offer(self.document.as_ref())

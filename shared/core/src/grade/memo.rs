@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::decided::{Condition, DecidedBy, holding};
 use super::legs::{BodyLeg, HeaderLeg, leg_equality};
 use crate::capture::{CapturedBody, FetchOutcome};
 
@@ -87,6 +88,8 @@ pub struct FetchFactors {
     pub body_over_cap: bool,
     /// The body parses as JSON.
     pub body_parseable: bool,
+    /// The body leg exists: an object `accepts[0]` in a JSON body.
+    pub body_leg_present: bool,
     /// A `PAYMENT-REQUIRED` header is present.
     pub header_present: bool,
     /// Its value was longer than 16,384 bytes (not kept, not decoded).
@@ -156,6 +159,8 @@ pub struct MemoVerdict {
     pub state: MemoState,
     /// Every factor the state was decided from.
     pub factors: MemoFactors,
+    /// The step that matched and the factors that decided it.
+    pub decided_by: DecidedBy,
 }
 
 /// One fetch, decoded: its factors, its memos and its census.
@@ -180,6 +185,7 @@ fn graded_fetch<'a>(
             is_402: capture.is_some_and(|c| c.status == 402),
             body_over_cap: capture.is_some_and(|c| c.body == CapturedBody::OverCap),
             body_parseable: body.parseable(),
+            body_leg_present: body.exists(),
             header_present: header.present,
             header_over_cap: header.over_cap,
             header_decodable: header.decodable(),
@@ -234,25 +240,8 @@ pub fn grade_memo(first: &FetchOutcome, second: &FetchOutcome) -> MemoVerdict {
     let eq1 = leg_equality(f1.header_memo, f1.body_memo);
     let eq2 = leg_equality(f2.header_memo, f2.body_memo);
     let body_unique = uniqueness(f1.body_memo, f2.body_memo);
-    let not_a_402 =
-        [&f1.factors, &f2.factors].iter().any(|f| !f.fetch_ok || !f.is_402 || f.body_over_cap);
-    let body_memos = [f1.body_memo.is_some(), f2.body_memo.is_some()];
-
-    let (state, reason) = if not_a_402 {
-        (MemoState::NotA402, None)
-    } else if body_memos == [false, false] {
-        (MemoState::MemoAbsent, None)
-    } else if eq1 == Some(false) || eq2 == Some(false) {
-        (MemoState::LegMismatch, None)
-    } else if body_unique == Some(false) {
-        (MemoState::MemoReused, None)
-    } else if body_unique == Some(true) && eq1 == Some(true) && eq2 == Some(true) {
-        (MemoState::Bound, None)
-    } else if body_memos[0] != body_memos[1] {
-        (MemoState::MemoAbsent, Some(CompletionReason::MemoAbsentOneFetch))
-    } else {
-        (MemoState::LegMismatch, Some(CompletionReason::MemoBindingNotEstablished))
-    };
+    let (state, reason, decided_by) =
+        memo_state(&[&f1.factors, &f2.factors], eq1, eq2, body_unique);
 
     let factors = MemoFactors {
         memo_equality_fetch1: eq1,
@@ -272,7 +261,59 @@ pub fn grade_memo(first: &FetchOutcome, second: &FetchOutcome) -> MemoVerdict {
         reason,
         fetches: [f1.factors, f2.factors],
     };
-    MemoVerdict { state, factors }
+    MemoVerdict { state, factors, decided_by }
+}
+
+/// The published memo state rule, first match wins, then its completion rules, with what
+/// decided it (interpretations `memo_state` and `decided_by`: each step's conditions, in
+/// factor order, fetch 1 before fetch 2).
+fn memo_state(
+    fetches: &[&FetchFactors; 2],
+    eq1: Option<bool>,
+    eq2: Option<bool>,
+    body_unique: Option<bool>,
+) -> (MemoState, Option<CompletionReason>, DecidedBy) {
+    let numbered = || fetches.iter().zip(1u8..);
+    let not_a_402 = holding(numbered().flat_map(|(f, n)| {
+        [
+            Condition::of_fetch(n, "fetch_ok", f.fetch_ok, !f.fetch_ok),
+            Condition::of_fetch(n, "is_402", f.is_402, !f.is_402),
+            Condition::of_fetch(n, "body_over_cap", f.body_over_cap, f.body_over_cap),
+        ]
+    }));
+    // The body leg's absence is listed where it explains an absent body memo.
+    let body_memo_absent = |(f, n): (&&FetchFactors, u8)| {
+        [
+            Condition::of_fetch(n, "body_leg_present", f.body_leg_present, !f.body_leg_present),
+            Condition::of_fetch(n, "body_memo_present", f.body_memo_present, !f.body_memo_present),
+        ]
+    };
+    let equalities = [("memo_equality_fetch1", eq1), ("memo_equality_fetch2", eq2)];
+    let body_memos = [fetches[0].body_memo_present, fetches[1].body_memo_present];
+
+    let (state, step, reason, factors) = if !not_a_402.is_empty() {
+        (MemoState::NotA402, 1, None, not_a_402)
+    } else if body_memos == [false, false] {
+        (MemoState::MemoAbsent, 2, None, holding(numbered().flat_map(body_memo_absent)))
+    } else if eq1 == Some(false) || eq2 == Some(false) {
+        let mismatched = equalities.map(|(name, eq)| Condition::of(name, eq, eq == Some(false)));
+        (MemoState::LegMismatch, 3, None, holding(mismatched))
+    } else if body_unique == Some(false) {
+        let reused = Condition::of("body_memos_unique", body_unique, true);
+        (MemoState::MemoReused, 4, None, holding([reused]))
+    } else if body_unique == Some(true) && eq1 == Some(true) && eq2 == Some(true) {
+        let bound = equalities.map(|(name, eq)| Condition::of(name, eq, true));
+        let unique = Condition::of("body_memos_unique", body_unique, true);
+        (MemoState::Bound, 5, None, holding(bound.into_iter().chain([unique])))
+    } else if body_memos[0] != body_memos[1] {
+        let reason = Some(CompletionReason::MemoAbsentOneFetch);
+        (MemoState::MemoAbsent, 6, reason, holding(numbered().flat_map(body_memo_absent)))
+    } else {
+        let unproven = equalities.map(|(name, eq)| Condition::of(name, eq, eq != Some(true)));
+        let reason = Some(CompletionReason::MemoBindingNotEstablished);
+        (MemoState::LegMismatch, 7, reason, holding(unproven))
+    };
+    (state, reason, DecidedBy { step, factors })
 }
 
 #[cfg(test)]

@@ -223,6 +223,7 @@ fn check_factors() -> Value {
                 json!({"type": "string", "enum": not_a_402_reasons(), "description": "present only when the state is NOT-A-402"}),
             ),
             ("body_parseable", boolean()),
+            ("body_leg_present", boolean()),
             ("header_present", boolean()),
             ("header_over_cap", boolean()),
             ("header_decodable", boolean()),
@@ -252,6 +253,7 @@ fn fetch_factors() -> Value {
             ("is_402", boolean()),
             ("body_over_cap", boolean()),
             ("body_parseable", boolean()),
+            ("body_leg_present", boolean()),
             ("header_present", boolean()),
             ("header_over_cap", boolean()),
             ("header_decodable", boolean()),
@@ -304,6 +306,42 @@ fn memo_factors() -> Value {
     )
 }
 
+/// Every factor name of both ops (the properties of the factor schemas above), sorted.
+fn factor_names() -> Vec<Value> {
+    let mut names: Vec<String> = [check_factors(), fetch_factors(), memo_factors()]
+        .iter()
+        .filter_map(|schema| schema["properties"].as_object())
+        .flat_map(|properties| properties.keys().cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names.into_iter().map(Value::String).collect()
+}
+
+/// What decided a report's state (interpretation `decided_by`): the step of the op's state
+/// rule and the factors, by name and printed value, that met its conditions.
+fn decided_by(route: PaidRoute) -> Value {
+    let name = ("factor", json!({"type": "string", "enum": factor_names()}));
+    let value = ("value", json!({"type": ["boolean", "integer", "null"]}));
+    let (last_step, factor) = match route {
+        PaidRoute::Check => (6, object(vec![name, value], &[])),
+        PaidRoute::Memo => {
+            let fetch = (
+                "fetch",
+                json!({"type": "integer", "enum": [1, 2], "description": "the fetch a per-fetch factor belongs to"}),
+            );
+            (7, object(vec![name, fetch, value], &["fetch"]))
+        }
+    };
+    object(
+        vec![
+            ("step", json!({"type": "integer", "minimum": 1, "maximum": last_step})),
+            ("factors", json!({"type": "array", "items": factor})),
+        ],
+        &[],
+    )
+}
+
 /// The signed report of a paid route.
 fn report(route: PaidRoute) -> Value {
     let texts = published();
@@ -328,6 +366,7 @@ fn report(route: PaidRoute) -> Value {
             ),
             ("checked_at", json!({"type": "string", "pattern": TIMESTAMP_PATTERN})),
             ("factors", reference(factors)),
+            ("decided_by", decided_by(route)),
             (
                 "house",
                 json!({"type": "boolean", "description": "true for the operator's own unpaid checks"}),
@@ -428,6 +467,7 @@ pub(super) fn compact_report(route: PaidRoute) -> Value {
             ("verdict_line", string()),
             ("checked_at", string()),
             ("factors", json!({"type": "object"})),
+            ("decided_by", json!({"type": "object"})),
             ("house", boolean()),
             ("disclosure", string()),
             ("honesty", string()),

@@ -1,0 +1,162 @@
+// A seller built with an official x402 middleware (@x402/express or @x402/hono), for the
+// sellers test (test code). Loopback only.
+//
+//   node seller.mjs --framework express|hono --variant NAME --facilitator http://127.0.0.1:N
+//       --pay-to <base58 wallet> --memo <memo> [--port 0] [--max-seconds 600] [--modules DIR]
+//
+// Serves one paid route, `GET /weather`: the Solana `exact` scheme on solana mainnet
+// (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp), USDC, $0.01 (10000 base units), paid to
+// --pay-to, on 127.0.0.1:--port (0: a free port). The facilitator (only its /supported is
+// read, when the middleware starts) is --facilitator. Prints exactly one stdout line,
+// `ready <port>`, once it listens; exits when its stdin reaches end-of-file or after
+// --max-seconds. The variants are the route configurations docs/sellers.md grades:
+//
+//   default     the middleware's own example route, nothing added
+//   bazaar      + the bazaar discovery extension (declareDiscoveryExtension)
+//   memo-fixed  + extra.memo = --memo on every challenge
+//   memo-fresh  + a fresh extra.memo per challenge (recipe.mjs's freshMemos(--memo)), set by a
+//               dynamic price
+//   body-only   recipe.mjs's weatherRoutes(payTo): extra.usdc_token_account and the
+//               unpaidResponseBody hook answering the challenge as a v1-style body, no memo
+//   populated   weatherRoutes(payTo, --memo): the same with a fixed memo
+//   bound       weatherRoutes(payTo, freshMemos(--memo)): with a fresh memo per challenge
+//
+// The packages are installed by scripts/test into target/test-deps/sellers (pinned in
+// package.json / package-lock.json beside this file); --modules (default: that node_modules,
+// or $PAYABILITY_TEST_SELLERS_MODULES) says where they are.
+
+import { copyFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+// stdout carries the ready line only.
+console.log = console.info = console.debug = console.error;
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const VARIANTS = [
+  "default",
+  "bazaar",
+  "memo-fixed",
+  "memo-fresh",
+  "body-only",
+  "populated",
+  "bound",
+];
+
+const { values: args } = parseArgs({
+  options: {
+    framework: { type: "string" },
+    variant: { type: "string", default: "default" },
+    facilitator: { type: "string" },
+    "pay-to": { type: "string" },
+    memo: { type: "string" },
+    port: { type: "string", default: "0" },
+    "max-seconds": { type: "string", default: "600" },
+    modules: { type: "string" },
+  },
+  strict: true,
+});
+
+function die(message) {
+  process.stderr.write(`seller: ${message}\n`);
+  process.exit(2);
+}
+
+if (!["express", "hono"].includes(args.framework)) die("--framework express|hono is required");
+if (!VARIANTS.includes(args.variant)) die(`--variant must be one of ${VARIANTS.join(", ")}`);
+if (!args.facilitator || !/^http:\/\/127\.0\.0\.1:\d+\/?$/.test(args.facilitator)) {
+  die("--facilitator http://127.0.0.1:PORT is required (loopback only)");
+}
+if (!args["pay-to"] || !args.memo) die("--pay-to and --memo are required");
+const maxSeconds = Number(args["max-seconds"]);
+if (!(maxSeconds > 0)) die("--max-seconds must be positive");
+
+const modulesDir = path.resolve(
+  args.modules ??
+    process.env.PAYABILITY_TEST_SELLERS_MODULES ??
+    path.join(HERE, "../../../target/test-deps/sellers/node_modules"),
+);
+// Resolves bare specifiers from that node_modules folder (it is not above this file).
+const requireFrom = createRequire(path.join(modulesDir, "noop.js"));
+const load = async (specifier) => import(pathToFileURL(requireFrom.resolve(specifier)).href);
+
+const { HTTPFacilitatorClient } = await load("@x402/core/server");
+const { ExactSvmScheme } = await load("@x402/svm/exact/server");
+const { declareDiscoveryExtension } = await load("@x402/extensions/bazaar");
+// recipe.mjs (the code docs/sellers.md shows) imports its packages by name: it runs from a
+// copy beside the node_modules folder.
+const recipeCopy = path.join(modulesDir, "..", `recipe-${process.pid}.mjs`);
+copyFileSync(path.join(HERE, "recipe.mjs"), recipeCopy);
+const { freshMemos, weatherRoutes } = await import(pathToFileURL(recipeCopy).href);
+rmSync(recipeCopy);
+
+const payTo = args["pay-to"];
+const variant = args.variant;
+
+// -- the route configuration of each variant ---------------------------------------------------
+
+// The middleware's own example route, and what the first variants add to it.
+function exampleRoutes() {
+  const memoFor = freshMemos(args.memo);
+  const accepts = {
+    scheme: "exact",
+    network: SOLANA_MAINNET,
+    payTo,
+    price: "$0.01",
+    ...(variant === "memo-fixed" && { extra: { memo: args.memo } }),
+    ...(variant === "memo-fresh" && {
+      price: (context) => ({ amount: "10000", asset: USDC_MINT, extra: { memo: memoFor(context) } }),
+    }),
+  };
+  const bazaar =
+    variant === "bazaar" &&
+    declareDiscoveryExtension({ output: { example: { weather: "sunny", temperature: 70 } } });
+  const route = { accepts, description: "Weather report", mimeType: "application/json" };
+  return { "GET /weather": { ...route, ...(bazaar && { extensions: bazaar }) } };
+}
+
+const recipeMemo = { "body-only": undefined, populated: args.memo, bound: freshMemos(args.memo) };
+const routes =
+  variant in recipeMemo ? await weatherRoutes(payTo, recipeMemo[variant]) : exampleRoutes();
+
+// -- the server ------------------------------------------------------------------------------
+
+const facilitator = new HTTPFacilitatorClient({ url: args.facilitator.replace(/\/$/, "") });
+const weather = { report: { weather: "sunny", temperature: 70 } };
+let listen;
+if (args.framework === "express") {
+  const { default: express } = await load("express");
+  const { paymentMiddleware, x402ResourceServer } = await load("@x402/express");
+  const server = new x402ResourceServer(facilitator).register(SOLANA_MAINNET, new ExactSvmScheme());
+  const app = express();
+  app.use(paymentMiddleware(routes, server));
+  app.get("/weather", (req, res) => res.json(weather));
+  listen = () =>
+    new Promise((resolve) => {
+      const http = app.listen(Number(args.port), "127.0.0.1", () => resolve(http.address().port));
+    });
+} else {
+  const { Hono } = await load("hono");
+  const { serve } = await load("@hono/node-server");
+  const { paymentMiddleware, x402ResourceServer } = await load("@x402/hono");
+  const server = new x402ResourceServer(facilitator).register(SOLANA_MAINNET, new ExactSvmScheme());
+  const app = new Hono();
+  app.use(paymentMiddleware(routes, server));
+  app.get("/weather", (c) => c.json(weather));
+  listen = () =>
+    new Promise((resolve) => {
+      serve({ fetch: app.fetch, port: Number(args.port), hostname: "127.0.0.1" }, (info) =>
+        resolve(info.port),
+      );
+    });
+}
+
+const port = await listen();
+process.stdout.write(`ready ${port}\n`);
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
+setTimeout(() => process.exit(0), maxSeconds * 1000).unref();

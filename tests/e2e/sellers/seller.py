@@ -1,0 +1,137 @@
+"""A seller built with the official x402 Python SDK's middleware (FastAPI or Flask), for the
+sellers test (test code). Loopback only.
+
+    python seller.py --framework fastapi|flask --variant NAME --facilitator http://127.0.0.1:N
+        --pay-to <base58 wallet> --memo <memo> [--port 0] [--max-lifetime 600] [--watch-stdin]
+
+Run with the x402 virtualenv's Python (scripts/test installs x402[svm,httpx,fastapi,flask]
+2.25.0 there). Serves one paid route, `GET /weather`: the Solana `exact` scheme on solana
+mainnet (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp), USDC, $0.01 (10000 base units), paid to
+--pay-to, on 127.0.0.1:--port (0: a free port); the facilitator (only its /supported is read)
+is --facilitator. Prints exactly one stdout line, `ready <port>`, once it listens; exits
+after --max-lifetime seconds and, with --watch-stdin, when stdin reaches end-of-file. The
+variants are those of seller.mjs (see there): default, bazaar, memo-fixed, memo-fresh,
+body-only, populated and bound, the last three from recipe.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import socket
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    os.environ.pop(_var, None)
+
+from x402.extensions.bazaar import OutputConfig, declare_discovery_extension  # noqa: E402
+from x402.http import FacilitatorConfig  # noqa: E402
+
+import svm_payment as sp  # noqa: E402
+from recipe import fresh_memos, weather_routes  # noqa: E402
+
+SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
+USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+VARIANTS = ("default", "bazaar", "memo-fixed", "memo-fresh", "body-only", "populated", "bound")
+WEATHER = {"report": {"weather": "sunny", "temperature": 70}}
+
+
+def routes_for(variant: str, pay_to: str, memo: str) -> dict:
+    """The route configuration of `variant`: the middleware's own example route and what the
+    first variants add to it, or recipe.py's routes (the code docs/sellers.md shows)."""
+    if variant in ("body-only", "populated", "bound"):
+        chosen = {"body-only": None, "populated": memo, "bound": fresh_memos(memo)}[variant]
+        return weather_routes(pay_to, chosen)
+    memo_for = fresh_memos(memo)
+    accepts = {"scheme": "exact", "network": SOLANA_MAINNET, "payTo": pay_to, "price": "$0.01"}
+    if variant == "memo-fixed":
+        accepts["extra"] = {"memo": memo}
+    if variant == "memo-fresh":
+        accepts["price"] = lambda context: {
+            "amount": "10000",
+            "asset": USDC_MINT,
+            "extra": {"memo": memo_for(context)},
+        }
+    route = {"accepts": accepts, "description": "Weather report", "mimeType": "application/json"}
+    if variant == "bazaar":
+        output = OutputConfig(example={"weather": "sunny", "temperature": 70})
+        route["extensions"] = declare_discovery_extension(output=output)
+    return {"GET /weather": route}
+
+
+def serve_fastapi(routes: dict, facilitator_url: str, sock: socket.socket) -> None:
+    import uvicorn
+    from fastapi import FastAPI
+    from x402 import x402ResourceServer
+    from x402.http import HTTPFacilitatorClient
+    from x402.http.middleware.fastapi import PaymentMiddlewareASGI
+    from x402.mechanisms.svm.exact import register_exact_svm_server
+
+    server = x402ResourceServer(HTTPFacilitatorClient(FacilitatorConfig(url=facilitator_url)))
+    register_exact_svm_server(server, SOLANA_MAINNET)
+    app = FastAPI()
+    app.add_middleware(PaymentMiddlewareASGI, routes=routes, server=server)
+
+    @app.get("/weather")
+    async def weather() -> dict:
+        return WEATHER
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    print(f"ready {sock.getsockname()[1]}", flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def serve_flask(routes: dict, facilitator_url: str, sock: socket.socket) -> None:
+    from flask import Flask
+    from werkzeug.serving import make_server
+    from x402 import x402ResourceServerSync
+    from x402.http import HTTPFacilitatorClientSync
+    from x402.http.middleware.flask import payment_middleware
+    from x402.mechanisms.svm.exact import register_exact_svm_server
+
+    server = x402ResourceServerSync(
+        HTTPFacilitatorClientSync(FacilitatorConfig(url=facilitator_url))
+    )
+    register_exact_svm_server(server, SOLANA_MAINNET)
+    app = Flask(__name__)
+    payment_middleware(app, routes, server)
+
+    @app.get("/weather")
+    def weather() -> dict:
+        return WEATHER
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on stderr
+    http = make_server("127.0.0.1", 0, app, threaded=True, fd=sock.fileno())
+    print(f"ready {sock.getsockname()[1]}", flush=True)
+    http.serve_forever(poll_interval=0.2)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="an official x402 middleware seller (loopback)")
+    ap.add_argument("--framework", choices=("fastapi", "flask"), required=True)
+    ap.add_argument("--variant", choices=VARIANTS, default="default")
+    ap.add_argument("--facilitator", required=True, help="http://127.0.0.1:PORT")
+    ap.add_argument("--pay-to", required=True)
+    ap.add_argument("--memo", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--max-lifetime", type=float, default=600.0)
+    ap.add_argument("--watch-stdin", action="store_true")
+    args = ap.parse_args()
+    if not args.facilitator.startswith("http://127.0.0.1:"):
+        sys.exit("--facilitator must be a loopback URL")
+
+    routes = routes_for(args.variant, args.pay_to, args.memo)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", args.port))
+    sock.listen(64)
+    sp.Lifetime(args.max_lifetime, args.watch_stdin)
+    serve = serve_fastapi if args.framework == "fastapi" else serve_flask
+    serve(routes, args.facilitator.rstrip("/"), sock)
+
+
+if __name__ == "__main__":
+    main()
