@@ -364,18 +364,26 @@ fn init_json_logs() {
     tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_current_span(false).init();
 }
 
-/// Prints a policy refusal; the command line's `address_not_public` names `--allow-private`.
+/// Prints a policy refusal, with the command line's flag hint where a seller needs one.
 fn refuse(refusal: PolicyRefusal) -> ExitCode {
-    if refusal == PolicyRefusal::AddressNotPublic {
-        let message = format!(
-            "{}; to check a server on this machine or a private network, pass --allow-private",
-            refusal.message()
-        );
-        print_error(refusal.rule(), &message);
-    } else {
-        print_error(refusal.rule(), refusal.message());
+    match flag_hint(refusal) {
+        Some(hint) => print_error(refusal.rule(), &format!("{}; {hint}", refusal.message())),
+        None => print_error(refusal.rule(), refusal.message()),
     }
     ExitCode::from(EXIT_REFUSED)
+}
+
+/// What the command line adds to a refusal a seller checking a local server meets.
+fn flag_hint(refusal: PolicyRefusal) -> Option<&'static str> {
+    match refusal {
+        PolicyRefusal::AddressNotPublic => {
+            Some("to check a server on this machine or a private network, pass --allow-private")
+        }
+        PolicyRefusal::SchemeMissing => {
+            Some("for a server on this machine or a private network, also pass --allow-private")
+        }
+        _ => None,
+    }
 }
 
 fn print_criteria() -> ExitCode {

@@ -237,6 +237,17 @@ fn allow_private_reaches_a_verdict_and_the_refusal_without_it_names_the_flag() {
         assert!(message.contains("pass --allow-private"), "{message}");
         assert!(!message.contains("127.0.0.1"), "the refusal never echoes the URL");
 
+        // A URL written without a scheme: the core's refusal says to write http://, and the
+        // command line adds the flag.
+        let bare = url.trim_start_matches("http://");
+        let refused = command(&[op, bare], &key).output().unwrap();
+        assert_eq!(refused.status.code(), Some(2));
+        let error: Value = serde_json::from_slice(&refused.stderr).unwrap();
+        assert_eq!(error["error"]["rule"], "scheme_missing");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains("http://") && message.contains("--allow-private"), "{message}");
+        assert!(!message.contains("127.0.0.1"), "the refusal never echoes the URL");
+
         let json = ["--allow-private", "--format", "json"];
         let report =
             report_of(&command(&[&[op][..], &json, &[&url]].concat(), &key).output().unwrap());
@@ -392,11 +403,24 @@ fn the_text_view_lists_every_factor_of_the_report_and_marks_the_deciding_ones() 
             assert!(text.contains(heading), "{heading}:\n{text}");
         }
         assert!(text.find("\nfetch\n") < text.find("\nbody leg\n"), "fetch factors first");
+        // Exactly the factors of decided_by are marked, each once, and named on its line.
         let decided: Vec<&&str> = lines.iter().filter(|l| l.starts_with("  > ")).collect();
-        let deciders =
-            report.get("decided_by").map_or(0, |d| d["factors"].as_array().unwrap().len());
-        assert_eq!(decided.len(), deciders, "{text}");
+        let deciders = report["decided_by"]["factors"].as_array().expect("decided_by");
+        assert!(!deciders.is_empty(), "{report}");
+        assert_eq!(decided.len(), deciders.len(), "{text}");
+        for decider in deciders {
+            let name = decider["factor"].as_str().unwrap();
+            let label = match decider.get("fetch") {
+                Some(n) => format!("{name} (fetch {n})  "),
+                None => format!("{name}  "),
+            };
+            let marked = decided.iter().filter(|l| l[8..].starts_with(&label)).count();
+            assert_eq!(marked, 1, "{label}:\n{text}");
+        }
         assert!(decided.iter().all(|l| l.ends_with("<- decided")));
+        let step = report["decided_by"]["step"].as_u64().unwrap();
+        let rule = format!("decided by step {step} of the {op} state rule: ");
+        assert!(text.lines().any(|l| l.starts_with(&rule)), "{text}");
         assert!(
             text.trim_end()
                 .ends_with("--format json (the default when standard output is not a terminal).")
