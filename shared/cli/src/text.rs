@@ -153,7 +153,9 @@ pub fn render(report: &Value, colour: bool) -> String {
             false => named.join(", "),
         };
         let line = format!("decided by step {step} of the {op} state rule: {named}");
-        out += &format!("{}\n", paint(&line, DECIDED));
+        for part in wrapped(&line) {
+            out += &format!("{}\n", paint(&part, DECIDED));
+        }
     }
     let width = rows.iter().map(|row| row.label().chars().count()).max().unwrap_or(0);
     for (group, heading) in GROUPS {
@@ -278,6 +280,27 @@ fn decided_by(report: &Value) -> (Option<u64>, Vec<Decider>) {
         })
         .unwrap_or_default();
     (decided.get("step").and_then(Value::as_u64), deciders)
+}
+
+/// Widest line of the `decided by` summary before it wraps.
+const SUMMARY_WIDTH: usize = 92;
+
+/// A line cut after the `, ` nearest before [`SUMMARY_WIDTH`], continuations indented.
+fn wrapped(line: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    for piece in line.split_inclusive(", ") {
+        let last = parts.last_mut().expect("one part at least");
+        if !last.trim().is_empty()
+            && last.chars().count() + piece.trim_end().chars().count() > SUMMARY_WIDTH
+        {
+            let done = last.trim_end().to_owned();
+            *last = done;
+            parts.push(format!("    {piece}"));
+        } else {
+            last.push_str(piece);
+        }
+    }
+    parts
 }
 
 /// `[x]` for true, `[ ]` for false, `[-]` for null, blanks for any other value.
@@ -482,6 +505,31 @@ mod tests {
             ));
             assert!(!text.contains('\x1b'));
         }
+    }
+
+    #[test]
+    fn a_long_decided_by_wraps_after_a_comma() {
+        let mut report = check_unconfigured(false);
+        let names = ["recipient_present", "token_account_present", "memo_present"];
+        let factors: Vec<Value> = names
+            .iter()
+            .cycle()
+            .take(9)
+            .map(|name| json!({"factor": name, "value": false}))
+            .collect();
+        report["decided_by"] = json!({"step": 5, "factors": factors});
+        let text = render(&report, false);
+        let summary: Vec<&str> = text.lines().skip(3).take_while(|l| !l.is_empty()).collect();
+        assert!(summary.len() > 1, "{text}");
+        assert!(summary.iter().all(|l| l.chars().count() <= SUMMARY_WIDTH), "{summary:#?}");
+        assert!(summary[..summary.len() - 1].iter().all(|l| l.ends_with(',')), "{summary:#?}");
+        assert!(summary[1..].iter().all(|l| l.starts_with("    ") && !l.starts_with("     ")));
+        let joined = summary.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+        let listed = names.map(|name| format!("{name}: false")).join(", ");
+        assert_eq!(
+            joined,
+            format!("decided by step 5 of the check state rule: {listed}, {listed}, {listed}")
+        );
     }
 
     #[test]
