@@ -98,7 +98,7 @@ pub enum Route {
 }
 
 impl Route {
-    /// Every route, in the order the README lists them.
+    /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
     pub const ALL: [Route; 9] = [
         Self::Criteria,
         Self::Precheck,
