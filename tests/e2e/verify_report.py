@@ -1,5 +1,5 @@
-"""Verifies a payability-verdict report without any of our code, the way the README tells
-a stranger to: take the key named by signature.key_id from a criteria document, drop the
+"""Verifies a payability-verdict report without any of our code, the way docs/verification.md
+tells a stranger to: take the key named by signature.key_id from a criteria document, drop the
 `signature` member, serialise the rest with RFC 8785 (the `rfc8785` package), and check the
 Ed25519 signature with `cryptography`.
 

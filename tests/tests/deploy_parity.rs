@@ -14,7 +14,10 @@ use payability_core::payment::memo::PaidRoute;
 use payability_runtime::api::budget::{
     ANSWER_MARGIN, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound, paid_deadline,
 };
-use payability_runtime::api::{Route, emf};
+use payability_runtime::api::{
+    API_GATEWAY_REQUEST_QUOTA_BYTES, MAX_GET_RESOURCE_URL_BYTES, PAID_REQUEST_BUDGET_BYTES, Route,
+    emf,
+};
 use payability_runtime::payment::facilitator;
 use payability_runtime::settings::{self, Deployed, Reader};
 use payability_runtime::store::dynamodb::{KEY, TABLE_VARIABLES};
@@ -22,6 +25,9 @@ use yaml_serde::{Mapping, Value};
 
 /// API Gateway's integration timeout: every function behind the API must finish first.
 const API_GATEWAY_TIMEOUT_S: u64 = 30;
+/// API Gateway's HTTP API quota on one request: request line plus header values, in bytes
+/// (it cannot be raised; official x402 clients echo our 402 into `PAYMENT-SIGNATURE`).
+const HTTP_API_REQUEST_QUOTA_BYTES: usize = 10_240;
 /// Lambda's own limit, for a function no API waits on (the signing-key custom resource).
 const LAMBDA_TIMEOUT_S: u64 = 900;
 
@@ -298,6 +304,23 @@ fn paid_request_budgets_fit_their_function_timeouts() {
             + RECORD_BOUND;
         assert!(longest <= deadline, "{id}: steps of {longest:?} exceed the {deadline:?} deadline");
     }
+}
+
+#[test]
+fn the_paid_request_budget_leaves_a_kilobyte_of_the_http_api_request_quota() {
+    let template = template();
+    let apis = resources_of_type(&template, "AWS::Serverless::HttpApi");
+    assert_eq!(
+        apis.len(),
+        1,
+        "one HTTP API, whose request quota is {HTTP_API_REQUEST_QUOTA_BYTES}"
+    );
+    assert!(resources_of_type(&template, "AWS::Serverless::Api").is_empty(), "no REST API");
+    assert_eq!(API_GATEWAY_REQUEST_QUOTA_BYTES, HTTP_API_REQUEST_QUOTA_BYTES);
+    assert_eq!(PAID_REQUEST_BUDGET_BYTES, HTTP_API_REQUEST_QUOTA_BYTES - 1_024);
+    // A paid GET carries its URL twice (request line; base64 in PAYMENT-SIGNATURE): 7/3 bytes
+    // of the quota per byte, the rest measured by shared/cli/tests/gateway_quota.rs.
+    const { assert!(MAX_GET_RESOURCE_URL_BYTES * 7 / 3 < PAID_REQUEST_BUDGET_BYTES) };
 }
 
 #[test]

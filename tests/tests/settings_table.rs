@@ -1,4 +1,5 @@
-//! The README's configuration table is the settings table (`payability_runtime::settings`):
+//! The operators' configuration table (docs/operators.md) is the settings table
+//! (`payability_runtime::settings`):
 //! generated from it and held equal here, so no variable is missing, extra or given another
 //! default, purpose, reader or parser rule. On a change, paste the block this test prints.
 
@@ -11,35 +12,38 @@ const BEGIN: &str = "<!-- settings table: generated from shared/runtime/src/sett
                      `cargo test -p payability-tests --test settings_table` prints it -->";
 const END: &str = "<!-- end of the settings table -->";
 
-fn readme() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+/// The page that holds the table.
+const PAGE: &str = "docs/operators.md";
+
+fn page() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(PAGE);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The README's block between the markers.
-fn readme_block(readme: &str) -> &str {
-    let begin = readme.find(BEGIN).unwrap_or_else(|| panic!("README.md has no line {BEGIN}"));
-    let rest = &readme[begin + BEGIN.len()..];
-    let end = rest.find(END).unwrap_or_else(|| panic!("README.md has no line {END}"));
+/// The page's block between the markers.
+fn page_block(page: &str) -> &str {
+    let begin = page.find(BEGIN).unwrap_or_else(|| panic!("{PAGE} has no line {BEGIN}"));
+    let rest = &page[begin + BEGIN.len()..];
+    let end = rest.find(END).unwrap_or_else(|| panic!("{PAGE} has no line {END}"));
     rest[..end].trim_matches('\n')
 }
 
 #[test]
-fn the_readme_configuration_table_is_generated_from_the_settings_table() {
-    let readme = readme();
+fn the_operators_configuration_table_is_generated_from_the_settings_table() {
+    let page = page();
     let generated = settings::markdown_table();
-    let found = readme_block(&readme);
+    let found = page_block(&page);
     assert!(
         found == generated.trim_end(),
-        "README.md's settings table differs from the code's; paste this between its markers:\n\
+        "{PAGE}'s settings table differs from the code's; paste this between its markers:\n\
          {BEGIN}\n{generated}{END}"
     );
 }
 
 #[test]
-fn each_variable_is_one_readme_row_with_its_default() {
-    let readme = readme();
-    let rows: Vec<&str> = readme_block(&readme).lines().skip(2).collect();
+fn each_variable_is_one_row_with_its_default() {
+    let page = page();
+    let rows: Vec<&str> = page_block(&page).lines().skip(2).collect();
     assert_eq!(rows.len(), TABLE.len(), "one row per variable, none extra");
     for (row, setting) in rows.iter().zip(TABLE) {
         let cells: Vec<&str> = row.split(" | ").collect();
@@ -50,6 +54,6 @@ fn each_variable_is_one_readme_row_with_its_default() {
         };
         assert_eq!(cells[3], default, "{}: its default", setting.name);
     }
-    let listed = readme.matches("| `PAYABILITY_").count();
-    assert_eq!(listed, TABLE.len(), "no other README table lists a variable");
+    let listed = page.matches("| `PAYABILITY_").count();
+    assert_eq!(listed, TABLE.len(), "no other table of the page lists a variable");
 }

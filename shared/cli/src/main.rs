@@ -2,13 +2,17 @@
 //! binding, verify a signed report, or print the criteria document.
 
 mod demo;
+mod help;
 mod ledger;
 mod serve;
+mod text;
 mod verify;
 
+use std::ffi::OsStr;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use payability_core::criteria::{SigningKeyEntry, criteria_document};
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::policy::{AddressRule, PolicyRefusal, TargetUrl, vet_target_url};
@@ -17,7 +21,7 @@ use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
 use payability_runtime::settings::ALLOW_PRIVATE_TARGETS;
-use payability_runtime::signing_key::{KeySource, load_or_create};
+use payability_runtime::signing_key::{KEY_FILE_VAR, KeyError, KeySource, load_or_create};
 use serde_json::json;
 
 /// Exit code for a refusal of the input (policy, usage, unreadable file).
@@ -29,7 +33,8 @@ const EXIT_FAILED: u8 = 1;
 #[command(
     name = "payability",
     version,
-    about = "Signed, field-level payability verdicts on x402 402 challenges"
+    about = "Signed, field-level payability verdicts on x402 402 challenges",
+    after_help = help::root()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -39,16 +44,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Fetch URL once and print its signed check report (six states).
-    Check {
-        /// The endpoint to check.
-        url: String,
-    },
+    #[command(after_help = help::check())]
+    Check(TargetArgs),
     /// Fetch URL twice, back to back, and print its signed memo-binding report (five states).
-    Memo {
-        /// The endpoint to check.
-        url: String,
-    },
+    #[command(after_help = help::check())]
+    Memo(TargetArgs),
     /// Verify a report's signature and say which key signed it.
+    #[command(after_help = help::verify())]
     Verify {
         /// The report JSON file (`-` for standard input).
         report: String,
@@ -58,16 +60,20 @@ enum Command {
         key: Option<String>,
     },
     /// Print the criteria document, with the local signing key's descriptor.
+    #[command(after_help = help::signing_only())]
     Criteria,
     /// Start an embedded sample seller on loopback, check it with both ops, print both reports.
+    #[command(after_help = help::signing_only())]
     Demo,
     /// Serve every API route on 127.0.0.1 (the same handlers as the Lambda functions).
+    #[command(after_help = help::serve())]
     Serve {
         /// The port (0 picks a free one; the address is printed on stderr).
         #[arg(long, default_value_t = 8402)]
         port: u16,
     },
-    /// Ledger maintenance.
+    /// Ledger maintenance: fill pending CAD rates, record a refund paid out of band.
+    #[command(after_help = help::ledger())]
     Ledger {
         #[command(subcommand)]
         command: LedgerCommand,
@@ -77,12 +83,14 @@ enum Command {
 #[derive(Subcommand)]
 enum LedgerCommand {
     /// Fill the CAD rate of entries written while it was pending (Bank of Canada FXUSDCAD).
+    #[command(after_help = help::ledger())]
     BackfillCad {
         /// Most entries to examine in this run.
         #[arg(long, default_value_t = 1000)]
         limit: usize,
     },
     /// Record a refund paid out of band: mark the paid entry refunded and count it.
+    #[command(after_help = help::ledger())]
     Refund {
         /// The op the refunded payment paid for.
         #[arg(long, value_enum)]
@@ -92,11 +100,43 @@ enum LedgerCommand {
     },
 }
 
+/// The arguments of `check` and `memo`.
+#[derive(Args)]
+struct TargetArgs {
+    /// The endpoint to check: a full http:// or https:// URL.
+    url: String,
+    /// Check a loopback or private address: lift the public-address rule for this run.
+    #[arg(long)]
+    allow_private: bool,
+    /// How to print the report [default: text on a terminal, json when piped].
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+}
+
+/// How `check` and `memo` print the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The verdict line and a checklist of every factor.
+    Text,
+    /// The signed report.
+    Json,
+}
+
+/// The format when none is asked for: text for a person at a terminal, JSON for a pipe.
+fn default_format(terminal: bool) -> Format {
+    if terminal { Format::Text } else { Format::Json }
+}
+
+/// Colour only on a terminal, and never when `NO_COLOR` is set to a non-empty value.
+fn colour_wanted(terminal: bool, no_color: Option<&OsStr>) -> bool {
+    terminal && no_color.is_none_or(OsStr::is_empty)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check { url } => run_check(&url, Op::Check),
-        Command::Memo { url } => run_check(&url, Op::Memo),
+        Command::Check(args) => run_check(&args, Op::Check),
+        Command::Memo(args) => run_check(&args, Op::Memo),
         Command::Verify { report, key } => verify::run(&report, key.as_deref()),
         Command::Criteria => print_criteria(),
         Command::Demo => run_demo(),
@@ -115,7 +155,11 @@ fn print_error(rule: &str, message: &str) {
     eprintln!("{}", json!({"error": {"rule": rule, "message": message}}));
 }
 
-fn address_rule() -> Result<AddressRule, ExitCode> {
+/// `--allow-private`, else the allow-private-targets setting.
+fn address_rule(allow_private: bool) -> Result<AddressRule, ExitCode> {
+    if allow_private {
+        return Ok(AddressRule::AllowPrivate);
+    }
     ALLOW_PRIVATE_TARGETS.rule_from_env().map_err(|e| {
         print_error("bad_setting", &e.to_string());
         ExitCode::from(EXIT_REFUSED)
@@ -135,9 +179,50 @@ fn local_signer() -> Result<ReportSigner, ExitCode> {
         }
         Ok((signer, KeySource::Existing(_))) => Ok(signer),
         Err(e) => {
-            print_error("signing_key", &e.to_string());
+            print_error("signing_key", key_error_message(e));
             Err(ExitCode::from(EXIT_FAILED))
         }
+    }
+}
+
+/// A key error in words that name the setting behind the file and what the file must hold.
+fn key_error_message(error: KeyError) -> &'static str {
+    let named = std::env::var_os(KEY_FILE_VAR).is_some_and(|v| !v.is_empty());
+    match (error, named) {
+        (KeyError::Unreadable, true) => {
+            "the signing key file named by PAYABILITY_SIGNING_KEY_FILE cannot be read; it must \
+             exist and hold a 32-byte Ed25519 seed as base64 (44 characters) or 64 hex digits \
+             (a file named by this variable is never created: unset it to have a key generated \
+             at the default path, $XDG_DATA_HOME/payability/signing-key or \
+             $HOME/.local/share/payability/signing-key)"
+        }
+        (KeyError::Malformed, true) => {
+            "the signing key file named by PAYABILITY_SIGNING_KEY_FILE must hold a 32-byte \
+             Ed25519 seed as base64 (44 characters) or 64 hex digits"
+        }
+        (KeyError::Unreadable, false) => {
+            "the default signing key file ($XDG_DATA_HOME/payability/signing-key, else \
+             $HOME/.local/share/payability/signing-key) exists but cannot be read; set \
+             PAYABILITY_SIGNING_KEY_FILE to a file holding a 32-byte Ed25519 seed as base64 \
+             (44 characters) or 64 hex digits"
+        }
+        (KeyError::Malformed, false) => {
+            "the default signing key file ($XDG_DATA_HOME/payability/signing-key, else \
+             $HOME/.local/share/payability/signing-key) must hold a 32-byte Ed25519 seed as \
+             base64 (44 characters) or 64 hex digits"
+        }
+        (KeyError::Unwritable, _) => {
+            "the generated signing key cannot be written at the default path \
+             ($XDG_DATA_HOME/payability/signing-key, else \
+             $HOME/.local/share/payability/signing-key); set PAYABILITY_SIGNING_KEY_FILE to an \
+             existing key file"
+        }
+        (KeyError::NoDataDirectory, _) => {
+            "no data directory for the default signing key: set XDG_DATA_HOME or HOME, or \
+             PAYABILITY_SIGNING_KEY_FILE to a file holding a 32-byte Ed25519 seed as base64 \
+             (44 characters) or 64 hex digits"
+        }
+        (KeyError::NoRandomness, _) => "the system random source failed",
     }
 }
 
@@ -176,12 +261,12 @@ fn clock_out_of_range() -> ExitCode {
     ExitCode::from(EXIT_FAILED)
 }
 
-fn run_check(submitted: &str, op: Op) -> ExitCode {
-    let rule = match address_rule() {
+fn run_check(args: &TargetArgs, op: Op) -> ExitCode {
+    let rule = match address_rule(args.allow_private) {
         Ok(rule) => rule,
         Err(code) => return code,
     };
-    let target = match vet_target_url(submitted, rule) {
+    let target = match vet_target_url(&args.url, rule) {
         Ok(target) => target,
         Err(refusal) => return refuse(refusal),
     };
@@ -194,7 +279,17 @@ fn run_check(submitted: &str, op: Op) -> ExitCode {
         return clock_out_of_range();
     };
     let signed = report.sign(&signer);
-    println!("{}", serde_json::to_string_pretty(&signed).expect("a report serialises"));
+    let terminal = std::io::stdout().is_terminal();
+    match args.format.unwrap_or(default_format(terminal)) {
+        Format::Json => {
+            println!("{}", serde_json::to_string_pretty(&signed).expect("a report serialises"));
+        }
+        Format::Text => {
+            let value = serde_json::to_value(&signed).expect("a report serialises");
+            let colour = colour_wanted(terminal, std::env::var_os("NO_COLOR").as_deref());
+            print!("{}", text::render(&value, colour));
+        }
+    }
     ExitCode::SUCCESS
 }
 
@@ -241,7 +336,7 @@ fn run_serve(port: u16) -> ExitCode {
         }
         Ok(Some((seed, KeySource::Existing(_)))) => Some(seed),
         Err(e) => {
-            print_error("signing_key", &e.to_string());
+            print_error("signing_key", key_error_message(e));
             return ExitCode::from(EXIT_FAILED);
         }
     };
@@ -263,9 +358,26 @@ fn init_json_logs() {
     tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_current_span(false).init();
 }
 
+/// Prints a policy refusal, with the command line's flag hint where a seller needs one.
 fn refuse(refusal: PolicyRefusal) -> ExitCode {
-    print_error(refusal.rule(), refusal.message());
+    match flag_hint(refusal) {
+        Some(hint) => print_error(refusal.rule(), &format!("{}; {hint}", refusal.message())),
+        None => print_error(refusal.rule(), refusal.message()),
+    }
     ExitCode::from(EXIT_REFUSED)
+}
+
+/// What the command line adds to a refusal a seller checking a local server meets.
+fn flag_hint(refusal: PolicyRefusal) -> Option<&'static str> {
+    match refusal {
+        PolicyRefusal::AddressNotPublic => {
+            Some("to check a server on this machine or a private network, pass --allow-private")
+        }
+        PolicyRefusal::SchemeMissing => {
+            Some("for a server on this machine or a private network, also pass --allow-private")
+        }
+        _ => None,
+    }
 }
 
 fn print_criteria() -> ExitCode {
@@ -281,4 +393,25 @@ fn print_criteria() -> ExitCode {
     let document = criteria_document(vec![key]);
     println!("{}", serde_json::to_string_pretty(&document).expect("the criteria serialise"));
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_colour_only_for_a_terminal_and_colour_never_with_no_color() {
+        let vectors: [(bool, Option<&str>, Format, bool); 6] = [
+            (true, None, Format::Text, true),
+            (true, Some(""), Format::Text, true),
+            (true, Some("1"), Format::Text, false),
+            (true, Some("0"), Format::Text, false),
+            (false, None, Format::Json, false),
+            (false, Some("1"), Format::Json, false),
+        ];
+        for (terminal, no_color, format, colour) in vectors {
+            assert_eq!(default_format(terminal), format);
+            assert_eq!(colour_wanted(terminal, no_color.map(OsStr::new)), colour, "{no_color:?}");
+        }
+    }
 }

@@ -25,7 +25,10 @@ impl KeyInputError {
             Self::NoKeyFound => {
                 "the --key input holds no Ed25519 JWK, key descriptor or criteria document"
             }
-            Self::NoLocalKey => "no local signing key exists: pass --key",
+            Self::NoLocalKey => {
+                "no local signing key could be read (the file named by \
+                 PAYABILITY_SIGNING_KEY_FILE, else the default key file): pass --key"
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -27,6 +27,7 @@ fn scratch_dir() -> PathBuf {
 fn key_file() -> PathBuf {
     let path = scratch_dir().join("seed");
     std::fs::write(&path, SEED_B64).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     path
 }
 
@@ -82,13 +83,19 @@ fn challenge(url: &str, memo: &str, edit: impl Fn(&mut Value, &mut Value)) -> Re
     Response { status: 402, header, body: body.to_string() }
 }
 
-fn payability(args: &[&str], key: &PathBuf) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_payability"))
+/// The command with the test key, without PAYABILITY_ALLOW_PRIVATE_TARGETS or NO_COLOR.
+fn command(args: &[&str], key: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_payability"));
+    command
         .args(args)
-        .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1")
         .env("PAYABILITY_SIGNING_KEY_FILE", key)
-        .output()
-        .unwrap()
+        .env_remove("PAYABILITY_ALLOW_PRIVATE_TARGETS")
+        .env_remove("NO_COLOR");
+    command
+}
+
+fn payability(args: &[&str], key: &Path) -> Output {
+    command(args, key).env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1").output().unwrap()
 }
 
 fn report_of(output: &Output) -> Value {
@@ -208,15 +215,313 @@ fn policy_refusals_print_the_rule_on_stderr_and_nothing_on_stdout() {
         let error: Value = serde_json::from_slice(&output.stderr).unwrap();
         assert_eq!(error["error"]["rule"], rule);
     }
-    let output = Command::new(env!("CARGO_BIN_EXE_payability"))
-        .args(["memo", "http://2130706433/"])
-        .env("PAYABILITY_SIGNING_KEY_FILE", &key)
-        .env_remove("PAYABILITY_ALLOW_PRIVATE_TARGETS")
-        .output()
-        .unwrap();
+    let output = command(&["memo", "http://2130706433/"], &key).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("address_not_public"));
+}
+
+#[test]
+fn allow_private_reaches_a_verdict_and_the_refusal_without_it_names_the_flag() {
+    let key = key_file();
+    for (op, fetches, state) in [("check", 1, "POPULATED"), ("memo", 2, "BOUND")] {
+        let (url, target) = serve(|url| {
+            (0..fetches).map(|n| challenge(url, &format!("pvm_fresh000{n}"), no_edit)).collect()
+        });
+        let refused = command(&[op, &url], &key).output().unwrap();
+        assert_eq!(refused.status.code(), Some(2));
+        assert!(refused.stdout.is_empty());
+        let error: Value = serde_json::from_slice(&refused.stderr).unwrap();
+        assert_eq!(error["error"]["rule"], "address_not_public");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains("pass --allow-private"), "{message}");
+        assert!(!message.contains("127.0.0.1"), "the refusal never echoes the URL");
+
+        // A URL written without a scheme: the core's refusal says to write http://, and the
+        // command line adds the flag.
+        let bare = url.trim_start_matches("http://");
+        let refused = command(&[op, bare], &key).output().unwrap();
+        assert_eq!(refused.status.code(), Some(2));
+        let error: Value = serde_json::from_slice(&refused.stderr).unwrap();
+        assert_eq!(error["error"]["rule"], "scheme_missing");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains("http://") && message.contains("--allow-private"), "{message}");
+        assert!(!message.contains("127.0.0.1"), "the refusal never echoes the URL");
+
+        let json = ["--allow-private", "--format", "json"];
+        let report =
+            report_of(&command(&[&[op][..], &json, &[&url]].concat(), &key).output().unwrap());
+        target.join().unwrap();
+        assert_eq!(report["state"], state, "{report}");
+    }
+}
+
+#[test]
+fn every_subcommand_help_names_its_flags_environment_and_exit_codes() {
+    const EXITS: [&str; 4] = ["Exit codes:", "\n  0  ", "\n  1  ", "\n  2  "];
+    const KEY: [&str; 3] = ["PAYABILITY_SIGNING_KEY_FILE", "XDG_DATA_HOME", "HOME"];
+    const STORE: [&str; 6] = [
+        "PAYABILITY_STORE",
+        "PAYABILITY_TABLE_LEDGER",
+        "PAYABILITY_TABLE_PAYMENTS",
+        "PAYABILITY_TABLE_FREE_TIER",
+        "PAYABILITY_TABLE_METRICS",
+        "PAYABILITY_TABLE_FX",
+    ];
+    let target = [
+        "--allow-private",
+        "--format",
+        "PAYABILITY_ALLOW_PRIVATE_TARGETS",
+        "NO_COLOR",
+        "For sellers: checking a local server",
+        "payability check --allow-private http://127.0.0.1:3000/weather",
+    ];
+    let serve = [
+        "--port",
+        "PAYABILITY_OPERATOR_WALLET",
+        "PAYABILITY_FACILITATOR_URL",
+        "PAYABILITY_FEE_PAYER",
+        "PAYABILITY_SOLANA_RPC_URL",
+        "PAYABILITY_PUBLIC_BASE_URL",
+        "PAYABILITY_HOUSE_TOKEN",
+        "PAYABILITY_ALLOW_PRIVATE_TARGETS",
+        "PAYABILITY_BOC_VALET_ORIGIN",
+        "PAYABILITY_SIGNING_PUBLIC_KEY",
+        "PAYABILITY_SIGNING_KEY_VALID_FROM",
+        "PAYABILITY_PREVIOUS_SIGNING_KEYS",
+        "PAYABILITY_SIGNING_KEY_SECRET_ARN",
+        "PAYABILITY_HOUSE_TOKEN_SECRET_ARN",
+    ];
+    let vectors: [(&[&str], Vec<&str>); 9] = [
+        (&["check"], [&target[..], &KEY, &EXITS].concat()),
+        (&["memo"], [&target[..], &KEY, &EXITS].concat()),
+        (&["verify"], [&["--key"][..], &KEY, &EXITS].concat()),
+        (&["criteria"], [&KEY[..], &EXITS].concat()),
+        (&["demo"], [&KEY[..], &EXITS].concat()),
+        (&["serve"], [&serve[..], &KEY, &STORE, &EXITS].concat()),
+        (&["ledger"], [&["backfill-cad", "refund"][..], &STORE, &EXITS].concat()),
+        (
+            &["ledger", "backfill-cad"],
+            [&["--limit", "PAYABILITY_BOC_VALET_ORIGIN"][..], &STORE, &EXITS].concat(),
+        ),
+        (&["ledger", "refund"], [&["--op", "<TX_SIGNATURE>"][..], &STORE, &EXITS].concat()),
+    ];
+    for (subcommand, wanted) in vectors {
+        let output = command(&[subcommand, &["--help"]].concat(), Path::new("/nonexistent"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{subcommand:?}");
+        let help = String::from_utf8(output.stdout).unwrap();
+        let missing: Vec<&&str> = wanted.iter().filter(|w| !help.contains(**w)).collect();
+        assert!(missing.is_empty(), "{subcommand:?} --help lacks {missing:?}:\n{help}");
+    }
+}
+
+#[test]
+fn the_root_help_lists_the_states_of_both_ops_one_line_each() {
+    let output = command(&["--help"], Path::new("/nonexistent")).output().unwrap();
+    let help = String::from_utf8(output.stdout).unwrap();
+    let (check, memo) = help.split_once("States of memo").expect("a memo states heading");
+    let check = check.split_once("States of check").expect("a check states heading").1;
+    let vectors: [(&str, &[&str]); 2] = [
+        (
+            check,
+            &[
+                "POPULATED",
+                "AMOUNTS-ONLY",
+                "UNCONFIGURED",
+                "HEADER-MISSING",
+                "RESOURCE-MISMATCH",
+                "NOT-A-402",
+            ],
+        ),
+        (memo, &["BOUND", "MEMO-REUSED", "LEG-MISMATCH", "MEMO-ABSENT", "NOT-A-402"]),
+    ];
+    let mut lines = 0;
+    for (section, states) in vectors {
+        for state in states {
+            let count = section.lines().filter(|l| l.starts_with(&format!("  {state} "))).count();
+            assert_eq!(count, 1, "{state}:\n{help}");
+            lines += count;
+        }
+    }
+    assert_eq!(lines, 11);
+}
+
+/// The lines of a text view that name a factor: `  > [x] name  value` with a mark column.
+fn factor_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.len() > 8 && (l.starts_with("    ") || l.starts_with("  > ")))
+        .collect()
+}
+
+#[test]
+fn the_text_view_lists_every_factor_of_the_report_and_marks_the_deciding_ones() {
+    let key = key_file();
+    let unconfigured: Edit = |b, _| b["accepts"][0]["extra"]["usdc_token_account"] = json!(null);
+    for (op, fetches, state) in [("check", 1, "UNCONFIGURED"), ("memo", 2, "MEMO-REUSED")] {
+        let (url, target) = serve(|url| {
+            (0..2 * fetches).map(|_| challenge(url, "pvm_same00001", unconfigured)).collect()
+        });
+        let report = report_of(&command(&[op, "--allow-private", &url], &key).output().unwrap());
+        let output =
+            command(&[op, "--allow-private", "--format", "text", &url], &key).output().unwrap();
+        target.join().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(!text.contains('\x1b'), "no colour when piped:\n{text}");
+        let first = text.lines().next().unwrap();
+        let title = if op == "check" { "CHALLENGE PAYABILITY" } else { "MEMO BINDING" };
+        assert!(first.starts_with(&format!("{title} VERDICT \u{2014} state: {state} \u{2014} ")));
+        assert!(text.contains(&format!("url: {url}\n")));
+        let lines = factor_lines(&text);
+        let factors = report["factors"].as_object().unwrap();
+        let mut names: Vec<String> = Vec::new();
+        for (name, value) in factors {
+            match name.as_str() {
+                "fetches" => {
+                    for (n, fetch) in value.as_array().unwrap().iter().enumerate() {
+                        let fetch = fetch.as_object().unwrap();
+                        names.extend(fetch.keys().map(|k| format!("{k} (fetch {})", n + 1)));
+                    }
+                }
+                "correlation_census" => {
+                    for leg in ["body", "header"] {
+                        names.extend((1..=2).map(|n| format!("{name} (fetch {n}, {leg})")));
+                    }
+                }
+                _ => names.push(name.clone()),
+            }
+        }
+        for name in &names {
+            let with_name =
+                lines.iter().filter(|l| l[8..].starts_with(&format!("{name}  "))).count();
+            assert_eq!(with_name, 1, "{name}:\n{text}");
+        }
+        assert_eq!(lines.len(), names.len(), "one line per factor:\n{text}");
+        for heading in ["\nfetch\n", "\nbody leg\n", "\nheader leg\n", "\nequality\n"] {
+            assert!(text.contains(heading), "{heading}:\n{text}");
+        }
+        assert!(text.find("\nfetch\n") < text.find("\nbody leg\n"), "fetch factors first");
+        // Exactly the factors of decided_by are marked, each once, and named on its line.
+        let decided: Vec<&&str> = lines.iter().filter(|l| l.starts_with("  > ")).collect();
+        let deciders = report["decided_by"]["factors"].as_array().expect("decided_by");
+        assert!(!deciders.is_empty(), "{report}");
+        assert_eq!(decided.len(), deciders.len(), "{text}");
+        for decider in deciders {
+            let name = decider["factor"].as_str().unwrap();
+            let label = match decider.get("fetch") {
+                Some(n) => format!("{name} (fetch {n})  "),
+                None => format!("{name}  "),
+            };
+            let marked = decided.iter().filter(|l| l[8..].starts_with(&label)).count();
+            assert_eq!(marked, 1, "{label}:\n{text}");
+        }
+        assert!(decided.iter().all(|l| l.ends_with("<- decided")));
+        let step = report["decided_by"]["step"].as_u64().unwrap();
+        let rule = format!("decided by step {step} of the {op} state rule: ");
+        assert!(text.lines().any(|l| l.starts_with(&rule)), "{text}");
+        assert!(
+            text.trim_end()
+                .ends_with("--format json (the default when standard output is not a terminal).")
+        );
+    }
+}
+
+/// Runs the command under a pseudo-terminal (util-linux `script`), with `NO_COLOR` if given.
+fn on_a_terminal(args: &[&str], key: &Path, no_color: Option<&str>) -> String {
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_payability"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect();
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .env("SHELL", "/bin/sh")
+        .env("PAYABILITY_SIGNING_KEY_FILE", key)
+        .env_remove("PAYABILITY_ALLOW_PRIVATE_TARGETS")
+        .env_remove("NO_COLOR");
+    if let Some(value) = no_color {
+        script.env("NO_COLOR", value);
+    }
+    let output = script.output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn a_terminal_gets_the_text_view_in_colour_unless_no_color_and_a_pipe_gets_json() {
+    let key = key_file();
+    let (url, target) =
+        serve(|url| (0..4).map(|_| challenge(url, "pvm_abcdef12", no_edit)).collect());
+    let args = ["check", "--allow-private", &url];
+    let vectors = [(None, true), (Some(""), true), (Some("1"), false)];
+    for (no_color, colour) in vectors {
+        let shown = on_a_terminal(&args, &key, no_color);
+        assert!(
+            shown.starts_with("CHALLENGE PAYABILITY VERDICT")
+                || shown.starts_with("\x1b[1mCHALLENGE"),
+            "{shown}"
+        );
+        assert!(shown.contains("[x] fetch_ok"), "{shown}");
+        assert_eq!(shown.contains('\x1b'), colour, "NO_COLOR={no_color:?}:\n{shown}");
+    }
+    let piped = command(&args, &key).output().unwrap();
+    target.join().unwrap();
+    assert!(!piped.stdout.contains(&0x1b));
+    assert_eq!(report_of(&piped)["state"], "POPULATED");
+}
+
+#[test]
+fn key_file_errors_name_the_setting_and_the_expected_format() {
+    const FORMAT: &str = "a 32-byte Ed25519 seed as base64 (44 characters) or 64 hex digits";
+    let dir = scratch_dir();
+    let malformed = dir.join("malformed");
+    std::fs::write(&malformed, "not a seed").unwrap();
+    let data_unreadable = scratch_dir();
+    std::fs::create_dir_all(data_unreadable.join("payability/signing-key")).unwrap();
+    let data_malformed = scratch_dir();
+    std::fs::create_dir_all(data_malformed.join("payability")).unwrap();
+    std::fs::write(data_malformed.join("payability/signing-key"), "0123").unwrap();
+    let vectors: [(Option<PathBuf>, &Path, &[&str]); 4] = [
+        (
+            Some(dir.join("missing")),
+            &dir,
+            &["named by PAYABILITY_SIGNING_KEY_FILE cannot be read", FORMAT, "never created"],
+        ),
+        (Some(malformed), &dir, &["named by PAYABILITY_SIGNING_KEY_FILE must hold", FORMAT]),
+        (
+            None,
+            &data_unreadable,
+            &["default signing key file", "PAYABILITY_SIGNING_KEY_FILE", FORMAT],
+        ),
+        (None, &data_malformed, &["default signing key file", "must hold", FORMAT]),
+    ];
+    for (file, data, wanted) in vectors {
+        let mut run = Command::new(env!("CARGO_BIN_EXE_payability"));
+        run.arg("criteria").env("XDG_DATA_HOME", data).env_remove("PAYABILITY_SIGNING_KEY_FILE");
+        if let Some(file) = &file {
+            run.env("PAYABILITY_SIGNING_KEY_FILE", file);
+        }
+        let output = run.output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.is_empty());
+        let error: Value = serde_json::from_slice(&output.stderr).unwrap();
+        assert_eq!(error["error"]["rule"], "signing_key");
+        let message = error["error"]["message"].as_str().unwrap();
+        for text in wanted {
+            assert!(message.contains(text), "{file:?}: {message}");
+        }
+        assert!(!message.contains(data.to_str().unwrap()), "the path is never echoed");
+    }
+    // verify without --key reads the local key (never creating one) and says which setting.
+    let report = dir.join("report.json");
+    std::fs::write(&report, "{}").unwrap();
+    let output = command(&["verify", report.to_str().unwrap()], &dir.join("missing")).output();
+    let error: Value = serde_json::from_slice(&output.unwrap().stderr).unwrap();
+    assert_eq!(error["error"]["rule"], "key_unreadable");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("PAYABILITY_SIGNING_KEY_FILE") && message.contains("--key"));
 }
 
 #[test]

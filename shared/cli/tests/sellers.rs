@@ -96,12 +96,23 @@ fn factors_of(variant: &str) -> &'static [(&'static str, bool)] {
         ],
         _ => &[
             ("body_parseable", true),
+            ("body_leg_present", false),
             ("header_decodable", true),
             ("recipient_present", false),
             ("token_account_present", false),
             ("amounts_present", false),
             ("resource_present", false),
         ],
+    }
+}
+
+/// The step of the check state rule that decides a variant's report, and one factor (with
+/// its value) its `decided_by` must list: the seller's first thing to fix.
+fn check_decided_of(variant: &str) -> (u64, Option<(&'static str, bool)>) {
+    match variant {
+        "populated" | "bound" => (6, None),
+        "body-only" => (5, Some(("memo_present", false))),
+        _ => (5, Some(("body_leg_present", false))),
     }
 }
 
@@ -211,6 +222,18 @@ fn grades_as_documented(middleware: Middleware) {
         for (factor, value) in factors_of(variant) {
             let had = &check["factors"][factor];
             assert_eq!(had, value, "{middleware:?} {variant}: {factor} in {check}");
+        }
+        let (step, listed) = check_decided_of(variant);
+        assert_eq!(check["decided_by"]["step"], json!(step), "{middleware:?} {variant}: {check}");
+        if let Some((factor, value)) = listed {
+            let entry = json!({"factor": factor, "value": value});
+            let decided = check["decided_by"]["factors"].as_array().expect("decided_by.factors");
+            assert!(decided.contains(&entry), "{middleware:?} {variant}: {factor} in {check}");
+        }
+        if *memo_state == "MEMO-ABSENT" && *variant != "body-only" {
+            let entry = json!({"factor": "body_leg_present", "fetch": 1, "value": false});
+            let decided = memo["decided_by"]["factors"].as_array().expect("decided_by.factors");
+            assert!(decided.contains(&entry), "{middleware:?} {variant}: the body leg in {memo}");
         }
         for (pointer, value) in memo_factors_of(variant) {
             let had = memo["factors"].pointer(pointer);

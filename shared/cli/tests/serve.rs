@@ -1,6 +1,7 @@
 //! `payability serve` end to end, without a facilitator: every free route's closed-form
 //! answers, house checks, signed pre-checks, "do not pay" when payments are not configured,
-//! and logs that never carry a submitted URL or anything fetched.
+//! logs that never carry a submitted URL or anything fetched, and `payability check` and `memo`
+//! of our own offers (every GET names its own URL: POPULATED and BOUND).
 
 mod support;
 
@@ -427,4 +428,48 @@ fn a_seed_file_others_can_read_is_used_with_one_warning_line_naming_the_setting(
     let warnings: Vec<&String> = lines.iter().filter(|l| l.contains("warning")).collect();
     assert_eq!(warnings.len(), 1, "{lines:?}");
     assert!(warnings[0].contains("the default signing key file"), "{lines:?}");
+}
+
+#[test]
+fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
+    // A facilitator that cannot be reached: the configured fee payer is advertised.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let facilitator = format!("http://{closed}");
+    let server = Server::start(&[
+        ("PAYABILITY_FACILITATOR_URL", &facilitator),
+        ("PAYABILITY_FEE_PAYER", "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1"),
+    ]);
+    let data = std::env::temp_dir().join(format!("payability-own-offer-{}", std::process::id()));
+    std::fs::create_dir_all(&data).unwrap();
+    let seller = "url=https%3A%2F%2Fseller.example%2Fx";
+    // (op, our URL as a buyer submits it, state)
+    let vectors = [
+        ("check", format!("/check?{seller}"), "POPULATED"),
+        ("check", format!("/memo?{seller}"), "POPULATED"),
+        ("check", format!("/toll/payability/check?{seller}"), "POPULATED"),
+        ("check", "/check?url=https://seller.example/x&q='a'".to_owned(), "POPULATED"),
+        ("check", "/check".to_owned(), "POPULATED"),
+        ("memo", format!("/memo?{seller}"), "BOUND"),
+        ("memo", format!("/check?{seller}"), "BOUND"),
+    ];
+    for (op, path, state) in vectors {
+        let url = format!("{}{path}", server.base);
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_payability"))
+            .args([op, &url])
+            .env_clear()
+            .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1")
+            .env("XDG_DATA_HOME", &data)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+        let at = format!("payability {op} {url}");
+        assert_eq!(
+            report["state"],
+            state,
+            "{at}: {report} {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    server.stop();
+    let _ = std::fs::remove_dir_all(&data);
 }

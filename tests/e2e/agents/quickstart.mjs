@@ -5,7 +5,7 @@
 //
 //   node quickstart.mjs --base URL --target URL --rpc URL --buyer-seed-hex HEX
 //       [--op memo|check] [--discovery auto|well-known|openapi] [--refuse amount|other-route-memo]
-//       [--tamper-report] [--modules DIR] [--timeout S]
+//       [--method POST|GET] [--tamper-report] [--modules DIR] [--timeout S]
 //
 // 1. Discover what to call, knowing only --base: `GET <base>/.well-known/x402` (the paid
 //    resources) names the op's route; else `GET <base>/openapi.json` (the path whose POST
@@ -13,7 +13,8 @@
 //    --discovery well-known or openapi reads only that document (default auto: both, in order).
 // 2. Pay `POST <route> {"url": <target>}` through wrapFetchWithPayment: it reads the 402's v2
 //    PAYMENT-REQUIRED header, signs a USDC transfer (with the challenge's extra.memo) and
-//    repeats the same request with PAYMENT-SIGNATURE.
+//    repeats the same request with PAYMENT-SIGNATURE. --method GET pays `GET <route>?url=<target>`
+//    instead (the target encoded with encodeURIComponent, as a JS agent builds a query).
 // 3. Verify the signed report with none of the service's code: `GET <base>/criteria`, the key
 //    whose keyId is signature.key_id, RFC 8785 bytes of the report without `signature`
 //    (`canonicalize`, by an RFC 8785 author), Ed25519 (node:crypto), checked_at in the key's
@@ -47,6 +48,7 @@ const { values: args } = parseArgs({
     rpc: { type: "string" },
     "buyer-seed-hex": { type: "string" },
     op: { type: "string", default: "memo" },
+    method: { type: "string", default: "POST" },
     discovery: { type: "string", default: "auto" },
     refuse: { type: "string" },
     "tamper-report": { type: "boolean", default: false },
@@ -69,6 +71,7 @@ for (const name of ["base", "target", "rpc", "buyer-seed-hex"]) {
 }
 if (!/^[0-9a-fA-F]{64}$/.test(args["buyer-seed-hex"])) usage("--buyer-seed-hex must be 64 hex digits");
 if (!["check", "memo"].includes(args.op)) usage("--op is check or memo");
+if (!["POST", "GET"].includes(args.method)) usage("--method is POST or GET");
 if (!["auto", "well-known", "openapi"].includes(args.discovery)) usage("--discovery is auto, well-known or openapi");
 if (args.refuse && !["amount", "other-route-memo"].includes(args.refuse)) {
   usage("--refuse is amount or other-route-memo");
@@ -201,7 +204,7 @@ function decodeHeader(value) {
 async function main(out) {
   const found = await discover(args.op);
   out.discovered_via = found.via;
-  out.route = `POST ${found.route} {"url": <target>}`;
+  out.route = args.method === "GET" ? `GET ${found.route}?url=<target>` : `POST ${found.route} {"url": <target>}`;
   const criteria = await getJson(`${BASE}/criteria`);
   if (!criteria || typeof criteria !== "object") throw new Refused(`${BASE}/criteria is not a JSON document`);
 
@@ -241,12 +244,16 @@ async function main(out) {
   });
 
   const fetchWithPayment = wrapFetchWithPayment(fetch, client);
-  const answer = await fetchWithPayment(found.route, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ url: args.target }),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-  });
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  const answer =
+    args.method === "GET"
+      ? await fetchWithPayment(`${found.route}?url=${encodeURIComponent(args.target)}`, { method: "GET", signal })
+      : await fetchWithPayment(found.route, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url: args.target }),
+          signal,
+        });
   out.status = answer.status;
   const text = await answer.text();
   let body = null;

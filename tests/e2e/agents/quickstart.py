@@ -1,5 +1,5 @@
 """Agent quickstart with the official x402 Python client (PyPI `x402[svm,httpx]`): from the
-service's base URL alone to a paid, verified verdict. What the README's "Agent quickstart"
+service's base URL alone to a paid, verified verdict. What docs/agents.md
 shows; `shared/cli/tests/agents.rs` runs it against the loopback fixtures.
 
     python quickstart.py --base URL --target URL --rpc URL --buyer-seed-hex HEX
@@ -112,7 +112,7 @@ def b64url(text: str) -> bytes:
 
 
 def verify(report: dict, criteria: dict) -> tuple[bool, str | None, str | None]:
-    """(valid, key_id, why not): the README's verification, with the key's window."""
+    """(valid, key_id, why not): docs/verification.md's recipe, with the key's window."""
     report = dict(report)
     signature = report.pop("signature", None) or {}
     key_id = signature.get("key_id")

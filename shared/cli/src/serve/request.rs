@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::body::{Bytes, Incoming};
+use hyper::body::{Body as _, Bytes, Incoming};
 use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use payability_runtime::api::{ApiRequest, MAX_REQUEST_BODY_BYTES, Service, Stores};
@@ -37,7 +37,8 @@ fn refusal(
 }
 
 /// Reads at most cap + 1 body bytes within [`BODY_READ_TIMEOUT`] (enough to refuse an
-/// oversized body: 413 from the service), then answers; a body that does not arrive in time
+/// oversized body: 413 from the service; a `Content-Length` over the cap is refused as soon as
+/// the head arrives, nothing of the body read), then answers; a body that does not arrive in time
 /// is 408 `body_timeout`, one that breaks off or is malformed 400 `body_unreadable`. The
 /// request is handled in a task of its own: a client that goes away mid-request drops only
 /// the wait for the answer, never a paid flow half-way (it runs to its end and logs).
@@ -48,27 +49,32 @@ pub(super) async fn answer<S: Stores + Send + Sync + 'static>(
     request_id: String,
 ) -> Response<Full<Bytes>> {
     let (parts, body) = request.into_parts();
-    let read = Limited::new(body, MAX_REQUEST_BODY_BYTES + 1).collect();
-    let (body, over_cap) = match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
-        Ok(Ok(collected)) => (collected.to_bytes().to_vec(), false),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            (vec![0; MAX_REQUEST_BODY_BYTES + 1], true)
-        }
-        Ok(Err(_)) => {
-            return refusal(
-                &request_id,
-                StatusCode::BAD_REQUEST,
-                "body_unreadable",
-                "the request body broke off or is not valid HTTP/1.1 framing",
-            );
-        }
-        Err(_) => {
-            return refusal(
-                &request_id,
-                StatusCode::REQUEST_TIMEOUT,
-                "body_timeout",
-                "the request body did not arrive within 10 seconds of its head",
-            );
+    // What the service is handed for a body over the cap (it answers 413 `body_too_large`).
+    let over_cap = || (vec![0; MAX_REQUEST_BODY_BYTES + 1], true);
+    // A declared `Content-Length` over the cap (hyper's exact size hint) needs no wait.
+    let (body, over_cap) = if body.size_hint().lower() > MAX_REQUEST_BODY_BYTES as u64 {
+        over_cap()
+    } else {
+        let read = Limited::new(body, MAX_REQUEST_BODY_BYTES + 1).collect();
+        match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
+            Ok(Ok(collected)) => (collected.to_bytes().to_vec(), false),
+            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => over_cap(),
+            Ok(Err(_)) => {
+                return refusal(
+                    &request_id,
+                    StatusCode::BAD_REQUEST,
+                    "body_unreadable",
+                    "the request body broke off or is not valid HTTP/1.1 framing",
+                );
+            }
+            Err(_) => {
+                return refusal(
+                    &request_id,
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    "the request body did not arrive within 10 seconds of its head",
+                );
+            }
         }
     };
     let api_request = ApiRequest {

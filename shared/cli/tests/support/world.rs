@@ -270,6 +270,17 @@ impl World {
 
     /// A world with the given facilitator, store and seller.
     pub fn with_target(facilitator: FacilitatorKind, store: StoreKind, target: Target) -> Self {
+        Self::with_server_env(facilitator, store, target, &[])
+    }
+
+    /// A world with the given facilitator, store and seller, `serve` started with `extra_env`
+    /// besides the world's own settings.
+    pub fn with_server_env(
+        facilitator: FacilitatorKind,
+        store: StoreKind,
+        target: Target,
+        extra_env: &[(&str, &str)],
+    ) -> Self {
         let rpc = Fixture::start("solana_rpc_stub.py", &[]);
         let facilitator = match facilitator {
             FacilitatorKind::Fixture => {
@@ -287,6 +298,7 @@ impl World {
             ("PAYABILITY_BOC_VALET_ORIGIN", valet.as_str()),
         ];
         env.extend(store_env.iter().map(|(name, value)| (name.as_str(), value.as_str())));
+        env.extend_from_slice(extra_env);
         let server = Server::start(&env);
         Self { rpc, facilitator, server, target }
     }

@@ -27,6 +27,8 @@ pub enum ApiError {
     UrlMissing,
     /// The submitted URL breaks the target-URL policy.
     UrlRefused(PolicyRefusal),
+    /// A GET's public URL is too long for its paid retry to fit API Gateway's request quota.
+    UrlTooLongForGet,
     /// The payment header is not a well-formed payment.
     PaymentMalformed(PaymentRefusal),
     /// A payment was sent to the free pre-check.
@@ -71,6 +73,7 @@ impl ApiError {
             Self::UrlMissing,
         ];
         all.extend(PolicyRefusal::ALL.map(Self::UrlRefused));
+        all.push(Self::UrlTooLongForGet);
         all.extend(
             PaymentRefusal::ALL
                 .into_iter()
@@ -100,6 +103,7 @@ impl ApiError {
     pub fn status(self) -> StatusCode {
         match self {
             Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UrlTooLongForGet => StatusCode::URI_TOO_LONG,
             Self::BodyNotJson
             | Self::BodyWrongShape
             | Self::OpUnknown
@@ -132,6 +136,7 @@ impl ApiError {
             Self::CallerNotAWallet => "caller_not_a_wallet",
             Self::UrlMissing => "url_missing",
             Self::UrlRefused(refusal) => refusal.rule(),
+            Self::UrlTooLongForGet => "url_too_long_for_get",
             Self::PaymentMalformed(refusal) => refusal.rule(),
             Self::PrecheckTakesNoPayment => "precheck_takes_no_payment",
             Self::NotFound => "not_found",
@@ -164,6 +169,9 @@ impl ApiError {
                 "a paid request names the endpoint to check: a JSON body {\"url\": \"<endpoint>\"} or, with GET, the query ?url=<endpoint>; nothing was charged"
             }
             Self::UrlRefused(refusal) => refusal.message(),
+            Self::UrlTooLongForGet => {
+                "with GET, this request's URL (path and query) is over 2,400 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
+            }
             Self::PaymentMalformed(refusal) => refusal.message(),
             Self::PrecheckTakesNoPayment => {
                 "the free pre-check takes no payment; pay POST /check or POST /memo for a verdict; nothing was charged"
@@ -284,6 +292,12 @@ impl Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_get_length_message_states_the_bound() {
+        let bound = crate::api::MAX_GET_RESOURCE_URL_BYTES;
+        assert_eq!(bound, 2_400, "the url_too_long_for_get message says 2,400 bytes");
+    }
 
     #[test]
     fn every_rule_has_one_status_and_one_message_and_no_two_rules_collide() {

@@ -36,6 +36,20 @@ pub const TOLL_PREFIX: &str = "/toll/payability";
 /// Largest request body accepted, in bytes (the specification's input cap).
 pub const MAX_REQUEST_BODY_BYTES: usize = 262_144;
 
+/// API Gateway's HTTP API quota: at most this many bytes of request line plus header values
+/// in one request (it cannot be raised).
+pub const API_GATEWAY_REQUEST_QUOTA_BYTES: usize = 10_240;
+
+/// What the paid retry of an official x402 client may take of that quota: a kilobyte spare.
+pub const PAID_REQUEST_BUDGET_BYTES: usize = API_GATEWAY_REQUEST_QUOTA_BYTES - 1_024;
+
+/// The longest public URL (`resource.url`, counted as the JSON string clients echo it in) a
+/// GET of a paid route may have: its paid retry carries it twice (the request line, and
+/// base64 in `PAYMENT-SIGNATURE`), 7/3 bytes of the quota per byte. At this length the
+/// official clients' paid retry measures about 9,050 bytes (`shared/cli/tests/gateway_quota.rs`);
+/// a longer one is refused free, `url_too_long_for_get` (use POST).
+pub const MAX_GET_RESOURCE_URL_BYTES: usize = 2_400;
+
 /// One request, as any server hands it over.
 #[derive(Debug, Clone)]
 pub struct ApiRequest {
@@ -84,7 +98,7 @@ pub enum Route {
 }
 
 impl Route {
-    /// Every route, in the order the README lists them.
+    /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
     pub const ALL: [Route; 9] = [
         Self::Criteria,
         Self::Precheck,

@@ -87,7 +87,7 @@ impl<S: Stores> Service<S> {
                     FreeTierDecision::TooSoon => Refusal::FreeTooSoon,
                     _ => Refusal::FreeDailyCapReached,
                 };
-                let resource_url = match self.resource_url(route, request) {
+                let resource_url = match self.route_url(route, request) {
                     Ok(url) => url,
                     Err(response) => return response,
                 };

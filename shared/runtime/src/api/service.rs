@@ -13,11 +13,11 @@ use payability_core::signing::ReportSigner;
 use subtle::ConstantTimeEq;
 use tokio::sync::OnceCell;
 
-use super::ApiRequest;
 use super::config::ServiceConfig;
 use super::discovery;
 use super::errors::ApiError;
 use super::respond::{ApiResponse, error};
+use super::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES, TOLL_PREFIX};
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
@@ -58,7 +58,8 @@ impl std::fmt::Display for ServiceError {
 
 impl std::error::Error for ServiceError {}
 
-/// What a paid route offers one request: the route, its `resource` URL and the fee payer.
+/// What a paid route offers one request: the route, its `resource` URL (the request's public
+/// URL) and the fee payer.
 pub(super) struct Offer<'a> {
     pub(super) route: PaidRoute,
     pub(super) resource_url: &'a str,
@@ -149,16 +150,46 @@ impl<S: Stores> Service<S> {
         fetched.ok().map(String::as_str)
     }
 
-    /// The public URL of a paid route (`resource` in its challenge): the configured base
-    /// URL, else the one the platform reports for this request; 503 when neither is known.
-    pub(super) fn resource_url(
+    /// The API's public base URL: the configured one, else the one the platform reports for
+    /// this request; 503 when neither is known.
+    fn base_url<'a>(&'a self, request: &'a ApiRequest) -> Result<&'a str, ApiResponse> {
+        let base = self.config.public_base_url.as_deref().or(request.public_base_url.as_deref());
+        Ok(base.ok_or_else(|| error(ApiError::BaseUrlUnknown))?.trim_end_matches('/'))
+    }
+
+    /// The public URL of a paid route (`resource` in the challenge a pre-check answers).
+    pub(super) fn route_url(
         &self,
         route: PaidRoute,
         request: &ApiRequest,
     ) -> Result<String, ApiResponse> {
-        let base = self.config.public_base_url.as_deref().or(request.public_base_url.as_deref());
-        let base = base.ok_or_else(|| error(ApiError::BaseUrlUnknown))?;
-        Ok(format!("{base}/{}", route.as_str()))
+        Ok(format!("{}/{}", self.base_url(request)?, route.as_str()))
+    }
+
+    /// The public URL of this request (`resource` in a paid route's challenge): the base URL,
+    /// the path as it arrived (its `/toll/payability` prefix once, when the base already ends
+    /// with it) and the query as it arrived, serialised as a WHATWG URL (`url` crate): the
+    /// called URL a buyer who submits this request's URL is graded against. A GET (or HEAD)
+    /// whose URL, as the JSON string clients echo it in, is over
+    /// [`MAX_GET_RESOURCE_URL_BYTES`] is refused free (414 `url_too_long_for_get`): its paid
+    /// retry would not fit API Gateway's request quota.
+    pub(super) fn request_url(&self, request: &ApiRequest) -> Result<String, ApiResponse> {
+        let base = self.base_url(request)?;
+        let path = match base.ends_with(TOLL_PREFIX) {
+            true => request.path.strip_prefix(TOLL_PREFIX).unwrap_or(&request.path),
+            false => &request.path,
+        };
+        let query = request.query.as_deref().map(|query| format!("?{query}")).unwrap_or_default();
+        let url = url::Url::parse(&format!("{base}{path}{query}"))
+            .map(String::from)
+            .map_err(|_| error(ApiError::BaseUrlUnknown))?;
+        // JSON escapes a backslash (the one character a serialised query keeps that it escapes).
+        let echoed = url.len() + url.matches('\\').count();
+        let get = discovery::CallStyle::of(&request.method) == discovery::CallStyle::Query;
+        match get && echoed > MAX_GET_RESOURCE_URL_BYTES {
+            true => Err(error(ApiError::UrlTooLongForGet)),
+            false => Ok(url),
+        }
     }
 
     /// Our challenge for an offer with a fresh, tagged, expiring memo, carrying `error`

@@ -2,7 +2,8 @@
 //! for, its default, who reads it and its parser. [`Settings::from_env`] reads a process's
 //! variables once, through those parsers; a bad value stops it with one line naming the
 //! variable and what it expects, never the value. The parity test holds `template.yaml` to
-//! the table and the README's configuration table is generated from it ([`markdown_table`]).
+//! the table and the operators' configuration table (docs/operators.md) is generated from it
+//! ([`markdown_table`]).
 
 pub mod keys;
 mod parse;
@@ -572,7 +573,8 @@ fn readers_in_words(setting: &Setting) -> String {
     parts.join("; ")
 }
 
-/// The README's configuration table, generated from [`TABLE`] (a test holds them equal).
+/// The configuration table of docs/operators.md, generated from [`TABLE`] (a test holds
+/// them equal).
 pub fn markdown_table() -> String {
     let mut out = String::from(
         "| variable | for | value | unset | read by | template |\n|---|---|---|---|---|---|\n",

@@ -6,6 +6,7 @@
 use http::Method;
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
+use payability_core::policy::{AddressRule, vet_target_url};
 use payability_runtime::api::errors::Refusal;
 use serde_json::{Value, json};
 
@@ -92,7 +93,11 @@ fn check_described(answer: &Answer, method: &Method, route: &str, at: &str) {
         let fields = if method == Method::POST { "bodyFields" } else { "queryParams" };
         assert_eq!(v1["input"][fields]["url"]["required"], true, "{at}: v1 {fields}");
         assert!(v1["output"].is_object(), "{at}: v1 output");
-        assert_eq!(v1["output"], output["example"], "{at}: one example in both legs");
+        // One example: the v1 body's in full (never echoed), the header's abridged from it.
+        for key in ["op", "state", "verdict_line"] {
+            assert_eq!(v1["output"][key], output["example"][key], "{at}: one example, {key}");
+        }
+        assert_eq!(output["example"].as_object().unwrap().len(), 3, "{at}: abridged");
         assert_eq!(answer.body["error"], header["error"], "{at}: one error in both legs");
     }
 }
@@ -126,10 +131,16 @@ async fn every_402_describes_its_route_for_the_requests_method() {
 }
 
 #[tokio::test]
-async fn the_bazaar_example_report_validates_against_its_compact_schema() {
+async fn the_bazaar_example_validates_against_its_schema_and_openapi_has_the_full_report() {
     let world = World::start();
+    let openapi = world.openapi().await;
     for route in ["check", "memo"] {
-        let header = world.get(&format!("/{route}")).await.payment_required();
+        let answer = world.get(&format!("/{route}")).await;
+        let full = &openapi["paths"][format!("/{route}")]["post"]["responses"]["200"]["content"]["application/json"]
+            ["example"];
+        assert_eq!(full, &answer.body["accepts"][0]["outputSchema"]["output"], "{route}");
+        assert_eq!(full["op"], route, "the full example report is in /openapi.json");
+        let header = answer.payment_required();
         let bazaar = &header["extensions"]["bazaar"];
         let example_schema = &bazaar["schema"]["properties"]["output"]["properties"]["example"];
         let example = &bazaar["info"]["output"]["example"];
@@ -154,37 +165,119 @@ fn capture(answer: &Answer) -> FetchOutcome {
     })
 }
 
+/// A long public base URL (an API Gateway domain, a stage and the public prefix).
+const LONG_BASE: &str =
+    "https://abcdefghij.execute-api.ap-southeast-2.amazonaws.com/production-stage/toll/payability";
+
 #[tokio::test]
-async fn our_402_stays_under_8_kb_and_grades_populated_and_bound() {
-    // A long public base URL (an API Gateway domain, a stage and the public prefix).
-    let base = "https://abcdefghij.execute-api.ap-southeast-2.amazonaws.com/production-stage/toll/payability";
-    let world = World::with_base(Some(base));
+async fn our_402_stays_under_8_kb_and_names_its_own_request_populated_and_bound() {
     let longest_error = Refusal::all().into_iter().map(|r| r.error_text().len()).max().unwrap();
-    for route in ["check", "memo"] {
-        let resource = format!("{base}/{route}");
-        for method in [Method::GET, Method::POST] {
-            let first = world.call(method.clone(), &format!("/{route}"), None).await;
-            let second = world.call(method.clone(), &format!("/{route}"), None).await;
-            let header = first.header("payment-required").unwrap();
-            let served_error = first.payment_required()["error"].as_str().unwrap().len();
-            // The largest this header gets: the longest refusal's error instead of this one
-            // (base64: 4 bytes per 3, rounded up).
-            let worst = header.len() + (longest_error - served_error).div_ceil(3) * 4 + 4;
-            println!(
-                "{method} /{route}: PAYMENT-REQUIRED {} bytes (largest refusal: {worst})",
-                header.len()
-            );
-            assert!(worst < HEADER_WARN_BYTES, "{method} /{route}: {worst} bytes");
-            assert_eq!(
-                grade_check(&resource, &capture(&first)).state,
-                CheckState::Populated,
-                "{method} /{route}"
-            );
-            assert_eq!(
-                grade_memo(&capture(&first), &capture(&second)).state,
-                MemoState::Bound,
-                "{method} /{route}"
-            );
+    let seller = "url=https%3A%2F%2Fseller.example%2Fx";
+    // (base, method, path, query as it arrived, the public URL a buyer called: WHATWG
+    // serialised, percent-encoding kept as it arrived)
+    let vectors: [(&str, Method, &str, Option<&str>, String); 11] = [
+        (LONG_BASE, Method::GET, "/check", None, format!("{LONG_BASE}/check")),
+        (LONG_BASE, Method::GET, "/check", Some(seller), format!("{LONG_BASE}/check?{seller}")),
+        (LONG_BASE, Method::GET, "/memo", Some(seller), format!("{LONG_BASE}/memo?{seller}")),
+        (LONG_BASE, Method::POST, "/check", None, format!("{LONG_BASE}/check")),
+        (LONG_BASE, Method::POST, "/memo", None, format!("{LONG_BASE}/memo")),
+        // The base already ends with the public prefix: it is named once.
+        (
+            LONG_BASE,
+            Method::GET,
+            "/toll/payability/check",
+            Some(seller),
+            format!("{LONG_BASE}/check?{seller}"),
+        ),
+        (BASE, Method::GET, "/toll/payability/memo", Some(seller), {
+            format!("{BASE}/toll/payability/memo?{seller}")
+        }),
+        (BASE, Method::HEAD, "/check", Some(seller), format!("{BASE}/check?{seller}")),
+        (BASE, Method::POST, "/memo", Some("v=1"), format!("{BASE}/memo?v=1")),
+        // Unencoded separators stay as they came; `'` is escaped as WHATWG does in a special
+        // URL's query; an existing escape is kept, its case too.
+        (
+            BASE,
+            Method::GET,
+            "/check",
+            Some("url=https://seller.example/a?b=c&q='%7b'"),
+            format!("{BASE}/check?url=https://seller.example/a?b=c&q=%27%7b%27"),
+        ),
+        (BASE, Method::GET, "/memo", Some(""), format!("{BASE}/memo?")),
+    ];
+    for (base, method, path, query, public_url) in vectors {
+        let at = format!("{method} {base} {path} {query:?}");
+        let world = World::with_base(Some(base));
+        let call = || {
+            let mut request = World::request(method.clone(), path);
+            request.query = query.map(str::to_owned);
+            world.send(request)
+        };
+        let (first, second) = (call().await, call().await);
+        // The called URL of a buyer who submits the public URL: the engine's own vetting.
+        let called = vet_target_url(&public_url, AddressRule::AllowPrivate).expect("a URL");
+        assert_eq!(called.as_str(), public_url, "{at}: the public URL is WHATWG serialised");
+        let header = first.payment_required();
+        assert_eq!(header["resource"]["url"], public_url, "{at}: v2 resource.url");
+        if method != Method::HEAD {
+            assert_eq!(first.body["accepts"][0]["resource"], public_url, "{at}: v1 resource");
+        }
+        let served = first.header("payment-required").unwrap().len();
+        let served_error = header["error"].as_str().unwrap().len();
+        // The largest this header gets: the longest refusal's error instead of this one
+        // (base64: 4 bytes per 3, rounded up).
+        let worst = served + (longest_error - served_error).div_ceil(3) * 4 + 4;
+        println!("{at}: PAYMENT-REQUIRED {served} bytes (largest refusal: {worst})");
+        assert!(worst < HEADER_WARN_BYTES, "{at}: {worst} bytes");
+        if method != Method::HEAD {
+            let graded = grade_check(called.as_str(), &capture(&first));
+            assert_eq!(graded.state, CheckState::Populated, "{at}: {graded:?}");
+        }
+        if path.ends_with("/memo") && method != Method::HEAD {
+            let graded = grade_memo(&capture(&first), &capture(&second));
+            assert_eq!(graded.state, MemoState::Bound, "{at}: {graded:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_get_too_long_for_its_paid_retry_is_refused_free_and_a_post_is_not() {
+    let bound = payability_runtime::api::MAX_GET_RESOURCE_URL_BYTES;
+    let world = World::start();
+    // The query that makes `<BASE>/check?<query>` exactly `length` bytes long: a URL of the
+    // seller with as many escaped '/' as fit (the URL itself stays under 2,048 bytes), then 'a'.
+    let query = |length: usize| {
+        let mut query = "url=https://seller.example/".to_owned();
+        let total = |query: &str| BASE.len() + "/check?".len() + query.len();
+        while total(&query) + 3 <= length {
+            query.push_str("%2F");
+        }
+        while total(&query) < length {
+            query.push('a');
+        }
+        query
+    };
+    // (method, query, status)
+    let vectors = [
+        (Method::GET, query(bound), 402),
+        (Method::GET, query(bound + 1), 414),
+        (Method::HEAD, query(bound + 1), 414),
+        // A backslash is echoed escaped (two bytes in JSON).
+        (Method::GET, query(bound - 1) + "\\", 414),
+        (Method::GET, query(bound - 2) + "\\", 402),
+        (Method::POST, query(bound + 1), 402),
+    ];
+    for (method, query, status) in vectors {
+        let at = format!("{method} of {} bytes", BASE.len() + "/check?".len() + query.len());
+        let mut request = World::request(method.clone(), "/check");
+        request.query = Some(query);
+        let answer = world.send(request).await;
+        assert_eq!(answer.status, status, "{at}: {}", answer.body);
+        if status == 414 {
+            assert!(answer.header("payment-required").is_none(), "{at}: no offer to pay");
+            if method != Method::HEAD {
+                assert_eq!(answer.body["error"]["rule"], "url_too_long_for_get", "{at}");
+            }
         }
     }
 }

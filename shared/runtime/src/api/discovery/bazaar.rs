@@ -4,8 +4,10 @@
 //! `schema` that `info` validates against) and the v1 `accepts[0].outputSchema` (the same
 //! description in the v1 shape). The description follows the method of the request that got
 //! the 402: `GET ?url=` for a GET (and HEAD), a JSON body for a POST, so that a client that
-//! retries the same request with a payment pays the way it asked. Kept small: the header
-//! stays well under 8 KB; the full report schema is in `GET /openapi.json`.
+//! retries the same request with a payment pays the way it asked. Kept small: official
+//! clients echo `extensions` into `PAYMENT-SIGNATURE`, which must fit API Gateway's quota with
+//! the request line (see [`crate::api::PAID_REQUEST_BUDGET_BYTES`]); the full report schema and
+//! example are in `GET /openapi.json`. The v1 body is never echoed and keeps the full example.
 
 use std::sync::LazyLock;
 
@@ -19,7 +21,7 @@ use payability_core::report::{UtcMillis, check_report, memo_report};
 use payability_core::signing::SIGNATURE_ALG;
 use serde_json::{Value, json};
 
-use super::schemas::{URL_DESCRIPTION, compact_report, compact_request};
+use super::schemas::{URL_DESCRIPTION, abridged_report, compact_request};
 
 /// The endpoint every example names.
 pub const EXAMPLE_URL: &str = "https://seller.example/api";
@@ -110,10 +112,15 @@ fn describe(route: PaidRoute, style: CallStyle) -> RouteDescription {
             }),
         ),
     };
+    let abridged = json!({
+        "op": example["op"],
+        "state": example["state"],
+        "verdict_line": example["verdict_line"],
+    });
     let bazaar = json!({
         "info": {
             "input": info_input,
-            "output": {"type": "json", "example": example},
+            "output": {"type": "json", "example": abridged},
         },
         "schema": {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -124,7 +131,7 @@ fn describe(route: PaidRoute, style: CallStyle) -> RouteDescription {
                     "type": "object",
                     "properties": {
                         "type": {"type": "string"},
-                        "example": compact_report(route),
+                        "example": abridged_report(route),
                     },
                     "required": ["type"],
                 },

@@ -28,6 +28,8 @@ pub(super) fn llms_txt(base: &Base) -> String {
          one fetch, a signed check report (states {check_states}). ${price}.\n\
          - `POST {memo}` (or `GET ?url=`): two back-to-back fetches, a signed memo-binding \
          report ({memo_states}). ${price}.\n\
+         - A GET whose URL (path and query) is over {get_bytes} bytes is refused free \
+         (`url_too_long_for_get`): its paid retry would not pass an API gateway; use POST.\n\
          - `POST {precheck}` with `{{\"url\", \"op\"?, \"caller\"?}}`: free, the URL policy only \
          (no fetch; 100 a day, 5,000 ms apart).\n\
          \n\
@@ -57,6 +59,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
         base = base.url(""),
         check_states = texts.states.join(", "),
         memo_states = texts.memo_op.states.join(", "),
+        get_bytes = crate::api::MAX_GET_RESOURCE_URL_BYTES,
         precheck = url(Route::Precheck),
         criteria = url(Route::Criteria),
         openapi = url(Route::OpenApi),

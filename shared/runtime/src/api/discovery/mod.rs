@@ -6,6 +6,7 @@
 //! no seed and no store: the criteria function answers them with `/criteria`.
 
 mod bazaar;
+mod criteria;
 mod llms;
 mod openapi;
 mod schemas;
@@ -21,7 +22,7 @@ pub use crate::base_url::Base;
 
 use super::errors::ApiError;
 use super::respond::{ApiResponse, bytes_response, error, json_response};
-use super::{ApiRequest, Route, reads};
+use super::{ApiRequest, Route};
 
 /// The committed corpus, served byte for byte at `GET /corpus`.
 pub const CORPUS_JSON: &[u8] =
@@ -58,7 +59,7 @@ pub(super) fn answer_document(
         .and_then(Base::parse)
         .ok_or_else(|| error(ApiError::BaseUrlUnknown));
     let answer = match route {
-        Route::Criteria => reads::criteria_response(publication.keys.clone()),
+        Route::Criteria => criteria::criteria_response(publication.keys.clone()),
         Route::Corpus => bytes_response(StatusCode::OK, "application/json", CORPUS_JSON.to_vec()),
         Route::OpenApi => match base {
             Ok(base) => json_response(StatusCode::OK, &openapi_document(&base)),

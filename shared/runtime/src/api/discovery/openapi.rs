@@ -120,7 +120,12 @@ fn operation(route: Route, method: &Method) -> Value {
                     "in": "query",
                     "name": "url",
                     "required": true,
-                    "description": super::schemas::URL_DESCRIPTION,
+                    "description": format!(
+                        "{}; the request's URL (path and query) at most {} bytes, else 414 \
+                         url_too_long_for_get (send POST)",
+                        super::schemas::URL_DESCRIPTION,
+                        crate::api::MAX_GET_RESOURCE_URL_BYTES,
+                    ),
                     "schema": {"type": "string", "format": "uri"},
                 }]);
             } else {
@@ -256,7 +261,10 @@ fn report_response(route: PaidRoute) -> Value {
             V2_RESPONSE_HEADER.to_ascii_uppercase(): settlement.clone(),
             V1_RESPONSE_HEADER.to_ascii_uppercase(): settlement,
         },
-        "content": json_content(reference(report_schema_name(route))),
+        "content": {"application/json": {
+            "schema": reference(report_schema_name(route)),
+            "example": super::example_report(route),
+        }},
     })
 }
 

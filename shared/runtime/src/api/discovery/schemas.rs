@@ -452,43 +452,28 @@ pub(super) fn report_schema_name(route: PaidRoute) -> &'static str {
     }
 }
 
-/// A compact report schema for the 402's discovery description: every top-level key and its
-/// type, the op and its states; the factors only as an object (the full schema is in
-/// OpenAPI). No `$ref`, no `format`: facilitators compile it as it stands.
-pub(super) fn compact_report(route: PaidRoute) -> Value {
-    let string = || json!({"type": "string"});
-    object(
+/// The schema of the abridged report the 402's discovery description gives as its example: the
+/// op, its states and the verdict line, with a pointer to the full schema and example in
+/// OpenAPI (the description rides in every paid retry's `PAYMENT-SIGNATURE`: kept small). No
+/// `$ref`, no `format`: facilitators compile it as it stands.
+pub(super) fn abridged_report(route: PaidRoute) -> Value {
+    let mut schema = object(
         vec![
-            ("criteria", json!({"type": "string", "const": CRITERIA_ID})),
-            ("criteria_revision", string()),
             ("op", json!({"type": "string", "const": op_name(route)})),
-            ("url", string()),
             ("state", json!({"type": "string", "enum": states(route)})),
-            ("verdict_line", string()),
-            ("checked_at", string()),
-            ("factors", json!({"type": "object"})),
-            ("decided_by", json!({"type": "object"})),
-            ("house", boolean()),
-            ("disclosure", string()),
-            ("honesty", string()),
-            ("retention", string()),
-            (
-                "signature",
-                object(
-                    vec![
-                        ("alg", json!({"type": "string", "const": SIGNATURE_ALG})),
-                        ("key_id", string()),
-                        ("value", string()),
-                    ],
-                    &[],
-                ),
-            ),
+            ("verdict_line", json!({"type": "string"})),
         ],
         &[],
-    )
+    );
+    schema["description"] = json!(format!(
+        "abridged; the signed report's schema and a full example: GET /openapi.json, {}",
+        report_schema_name(route)
+    ));
+    schema
 }
 
-/// The request schema of the 402's discovery description (no `format`, see above).
+/// The request schema of the 402's discovery description (no `format`, see above; the URL's
+/// rules are in OpenAPI).
 pub(super) fn compact_request() -> Value {
-    object(vec![("url", json!({"type": "string", "description": URL_DESCRIPTION}))], &[])
+    object(vec![("url", json!({"type": "string"}))], &[])
 }

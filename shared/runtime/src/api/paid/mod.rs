@@ -1,26 +1,5 @@
-//! The paid routes (`POST /check`, `POST /memo`) as one state machine. A request moves one
-//! way through these states; every arrow that can fail says what the buyer is told:
-//!
-//! ```text
-//! vetted (free: body, JSON, URL policy, store reachable)
-//!   -> offered        no payment header: 402 with our challenge
-//!   -> decoded        payment decoded once (core); malformed 400, wrong terms 402
-//!   -> known?         the claim of this payment's identity (its transaction message):
-//!                       delivered / other op ........ 409 payment_already_used (no /verify)
-//!                       not_settled ................. 402 payment_not_settled
-//!                       younger than 30 s ........... 409 payment_in_flight
-//!                       verified (abandoned) ........ -> settling (take over, once)
-//!                       settling (outcome unknown) .. ask the chain: landed -> settled,
-//!                                                     can never land -> not_settled (402),
-//!                                                     else 503 settlement_outcome_unknown
-//!                       settled, undelivered ........ -> delivered again (resume, <= 3)
-//!   -> verified       facilitator /verify; refused 402, unreachable 503 (nothing settled)
-//!   -> claimed        conditional write, marker `verified`; a lost race is 409 in flight
-//!   -> settling       marker `settling` first, then /settle within the budget; anything but
-//!                     a clean success on our network: 503 settlement_outcome_unknown
-//!   -> settled        marker `settled` with the transaction
-//!   -> fetched, graded, ledgered (unique per transaction), counted (once), delivered (200)
-//! ```
+//! The paid routes (`POST /check`, `POST /memo`) as one state machine, described once, with
+//! every answer, in `docs/paid-flow.md`.
 //!
 //! The claim markers and their moves are [`crate::store::ClaimMarker`] and
 //! [`crate::store::Transition`]; the time bounds are [`super::budget`].
@@ -191,7 +170,7 @@ impl<S: Stores> Service<S> {
             Some(url) => Some(vetted(&url, self.config.address_rule)?),
             None => None,
         };
-        let resource_url = self.resource_url(route, request)?;
+        let resource_url = self.request_url(request)?;
         let today = self.store_reachable().await?;
         if self.is_house(&request.headers) {
             let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;

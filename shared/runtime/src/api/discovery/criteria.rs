@@ -1,0 +1,45 @@
+//! `GET /criteria`: the core's criteria document, with what only the API knows: every rule
+//! id it answers, every route and where the corpus is served.
+
+use http::StatusCode;
+use payability_core::criteria::{SigningKeyEntry, criteria_document};
+use serde_json::json;
+
+use crate::api::Route;
+use crate::api::errors::{ApiError, Refusal};
+use crate::api::respond::{ApiResponse, json_response};
+
+/// The criteria document with these signing keys, and what the API adds to the core's:
+/// `api_rules` (every error with its status, every payment refusal), `routes` (each with its
+/// methods and its public path) and where the corpus is served (`corpus_replay.path`,
+/// relative to the API's base URL).
+pub(super) fn criteria_response(keys: Vec<SigningKeyEntry>) -> ApiResponse {
+    json_response(StatusCode::OK, &served_criteria(keys))
+}
+
+/// The served criteria document as JSON.
+fn served_criteria(keys: Vec<SigningKeyEntry>) -> serde_json::Value {
+    let mut document =
+        serde_json::to_value(criteria_document(keys)).expect("the criteria serialise");
+    let [corpus_path, corpus_public_path] = Route::Corpus.paths();
+    document["corpus_replay"]["path"] = json!(corpus_path);
+    document["corpus_replay"]["public_path"] = json!(corpus_public_path);
+    document["api_rules"] = json!({
+        "note": "every answer that is not a success: errors are {\"error\": {\"rule\", \"message\"}} with their status; payment refusals are 402 with a fresh challenge whose error, in the v2 PAYMENT-REQUIRED header and in the v1 body, is \"<rule>: <message>\"",
+        "errors": ApiError::all().into_iter().map(|e| json!({
+            "status": e.status().as_u16(), "rule": e.rule(), "message": e.message(),
+        })).collect::<Vec<_>>(),
+        "payment_refusals": Refusal::all().into_iter().map(|r| json!({
+            "status": 402, "rule": r.rule(), "message": r.message(),
+        })).collect::<Vec<_>>(),
+    });
+    document["routes"] = Route::ALL
+        .into_iter()
+        .map(|route| {
+            let [path, public_path] = route.paths();
+            let methods: Vec<&str> = route.methods().iter().map(http::Method::as_str).collect();
+            json!({"name": route.name(), "methods": methods, "path": path, "public_path": public_path, "paid": route.paid().is_some()})
+        })
+        .collect();
+    document
+}
