@@ -3,6 +3,7 @@
 
 use payability_core::criteria::published;
 use payability_core::grade::{CheckState, MemoState};
+use payability_runtime::settings;
 use serde_json::Value;
 
 /// The paragraph a seller reads first: how to check a server on their own machine.
@@ -20,25 +21,40 @@ For sellers: checking a local server
   header grades UNCONFIGURED (check) and MEMO-ABSENT (memo).";
 
 /// The environment lines of every command that signs with the local key.
-const KEY_ENVIRONMENT: &str = "\
-\x20 PAYABILITY_SIGNING_KEY_FILE       the signing key file: a 32-byte Ed25519 seed, as base64
+fn key_environment() -> String {
+    let signing_key_file = settings::SIGNING_KEY_FILE.name();
+    format!(
+        "\
+\x20 {signing_key_file:<33} the signing key file: a 32-byte Ed25519 seed, as base64
                                     (44 characters) or 64 hex digits; the file must exist (a
                                     file named here is never created)
-  XDG_DATA_HOME, HOME               when PAYABILITY_SIGNING_KEY_FILE is unset, the key is
+  XDG_DATA_HOME, HOME               when {signing_key_file} is unset, the key is
                                     $XDG_DATA_HOME/payability/signing-key (else
                                     $HOME/.local/share/payability/signing-key), generated
-                                    there on first use (mode 0600)";
+                                    there on first use (mode 0600)"
+    )
+}
 
 /// The environment lines of every command that opens the store.
-const STORE_ENVIRONMENT: &str = "\
-\x20 PAYABILITY_STORE                  `dynamodb`, or the path of the embedded SQLite file
+fn store_environment() -> String {
+    let table_free_tier = settings::TABLE_FREE_TIER.name();
+    let table_payments = settings::TABLE_PAYMENTS.name();
+    let table_metrics = settings::TABLE_METRICS.name();
+    let table_ledger = settings::TABLE_LEDGER.name();
+    let table_fx = settings::TABLE_FX.name();
+    let store = settings::STORE.name();
+    format!(
+        "\
+\x20 {store:<33} `dynamodb`, or the path of the embedded SQLite file
                                     (default: $XDG_DATA_HOME/payability/store.sqlite3, else
                                     $HOME/.local/share/payability/store.sqlite3)
-  PAYABILITY_TABLE_LEDGER, PAYABILITY_TABLE_PAYMENTS, PAYABILITY_TABLE_FREE_TIER,
-  PAYABILITY_TABLE_METRICS, PAYABILITY_TABLE_FX
+  {table_ledger}, {table_payments}, {table_free_tier},
+  {table_metrics}, {table_fx}
                                     the DynamoDB table names (all five needed with
-                                    PAYABILITY_STORE=dynamodb, with the AWS SDK's usual
-                                    region and credential variables)";
+                                    {store}=dynamodb, with the AWS SDK's usual
+                                    region and credential variables)"
+    )
+}
 
 /// The one-line meaning of a check state (the core's own definition).
 fn check_state_line(state: CheckState) -> &'static str {
@@ -113,6 +129,8 @@ pub fn root() -> String {
 
 /// After `check --help` and `memo --help`.
 pub fn check() -> String {
+    let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
+    let key_environment = key_environment();
     format!(
         "Output:
   --format text (the default when standard output is a terminal): the verdict line, every
@@ -122,9 +140,9 @@ pub fn check() -> String {
   and never when NO_COLOR is set (not empty).
 
 Environment:
-  PAYABILITY_ALLOW_PRIVATE_TARGETS  0 (default) or 1; 1 lifts the public-address rule as
+  {allow_private_targets:<33} 0 (default) or 1; 1 lifts the public-address rule as
                                     --allow-private does
-{KEY_ENVIRONMENT}
+{key_environment}
   NO_COLOR                          set and not empty: no colour in the text view
 
 Exit codes:
@@ -139,9 +157,10 @@ Exit codes:
 
 /// After `verify --help`.
 pub fn verify() -> String {
+    let key_environment = key_environment();
     format!(
         "Environment (without --key, the local signing key is read; it is never created):
-{KEY_ENVIRONMENT}
+{key_environment}
 
 Exit codes:
   0  the signature is valid (and the report's checked_at inside the key's window)
@@ -153,9 +172,10 @@ Exit codes:
 
 /// After `criteria --help` and `demo --help`.
 pub fn signing_only() -> String {
+    let key_environment = key_environment();
     format!(
         "Environment:
-{KEY_ENVIRONMENT}
+{key_environment}
 
 Exit codes:
   0  printed
@@ -166,26 +186,41 @@ Exit codes:
 
 /// After `serve --help`.
 pub fn serve() -> String {
+    let signing_key_secret_arn = settings::SIGNING_KEY_SECRET_ARN.name();
+    let house_token_secret_arn = settings::HOUSE_TOKEN_SECRET_ARN.name();
+    let signing_key_valid_from = settings::SIGNING_KEY_VALID_FROM.name();
+    let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
+    let previous_signing_keys = settings::PREVIOUS_SIGNING_KEYS.name();
+    let signing_public_key = settings::SIGNING_PUBLIC_KEY.name();
+    let boc_valet_origin = settings::BOC_VALET_ORIGIN.name();
+    let operator_wallet = settings::OPERATOR_WALLET.name();
+    let public_base_url = settings::PUBLIC_BASE_URL.name();
+    let facilitator_url = settings::FACILITATOR_URL.name();
+    let solana_rpc_url = settings::SOLANA_RPC_URL.name();
+    let house_token = settings::HOUSE_TOKEN.name();
+    let fee_payer = settings::FEE_PAYER.name();
+    let key_environment = key_environment();
+    let store_environment = store_environment();
     format!(
         "Environment:
-  PAYABILITY_OPERATOR_WALLET        required: the base58 Solana wallet paid (payTo)
-  PAYABILITY_FACILITATOR_URL        the x402 facilitator; without it (and a fee payer) paid
+  {operator_wallet:<33} required: the base58 Solana wallet paid (payTo)
+  {facilitator_url:<33} the x402 facilitator; without it (and a fee payer) paid
                                     routes answer 503
-  PAYABILITY_FEE_PAYER              the fee payer advertised when /supported cannot be read
-  PAYABILITY_SOLANA_RPC_URL         JSON-RPC for getTransaction (the ledger's Solana fee)
-  PAYABILITY_PUBLIC_BASE_URL        public origin of the API (default: this server's address)
-  PAYABILITY_HOUSE_TOKEN            enables house checks with this bearer token
-  PAYABILITY_ALLOW_PRIVATE_TARGETS  0 (default) or 1: targets may be loopback or private
+  {fee_payer:<33} the fee payer advertised when /supported cannot be read
+  {solana_rpc_url:<33} JSON-RPC for getTransaction (the ledger's Solana fee)
+  {public_base_url:<33} public origin of the API (default: this server's address)
+  {house_token:<33} enables house checks with this bearer token
+  {allow_private_targets:<33} 0 (default) or 1: targets may be loopback or private
                                     (local tests only)
-  PAYABILITY_BOC_VALET_ORIGIN       the Bank of Canada Valet origin for CAD rates
-  PAYABILITY_SIGNING_PUBLIC_KEY     pins the current key's public key (JWK x)
-  PAYABILITY_SIGNING_KEY_VALID_FROM when the current key started signing
-  PAYABILITY_PREVIOUS_SIGNING_KEYS  the retired keys /criteria publishes (a JSON array)
-  PAYABILITY_SIGNING_KEY_SECRET_ARN, PAYABILITY_HOUSE_TOKEN_SECRET_ARN
+  {boc_valet_origin:<33} the Bank of Canada Valet origin for CAD rates
+  {signing_public_key:<33} pins the current key's public key (JWK x)
+  {signing_key_valid_from} when the current key started signing
+  {previous_signing_keys:<33} the retired keys /criteria publishes (a JSON array)
+  {signing_key_secret_arn}, {house_token_secret_arn}
                                     read the seed and the house token from Secrets Manager
                                     instead of the local key file
-{KEY_ENVIRONMENT}
-{STORE_ENVIRONMENT}
+{key_environment}
+{store_environment}
 
 Exit codes:
   0  stopped cleanly
@@ -196,10 +231,12 @@ Exit codes:
 
 /// After `ledger --help` and each ledger subcommand's.
 pub fn ledger() -> String {
+    let boc_valet_origin = settings::BOC_VALET_ORIGIN.name();
+    let store_environment = store_environment();
     format!(
         "Environment:
-{STORE_ENVIRONMENT}
-  PAYABILITY_BOC_VALET_ORIGIN       backfill-cad: the Bank of Canada Valet origin
+{store_environment}
+  {boc_valet_origin:<33} backfill-cad: the Bank of Canada Valet origin
 
 Exit codes:
   0  done: the summary or the refund was printed

@@ -179,50 +179,61 @@ fn local_signer() -> Result<ReportSigner, ExitCode> {
         }
         Ok((signer, KeySource::Existing(_))) => Ok(signer),
         Err(e) => {
-            print_error("signing_key", key_error_message(e));
+            print_error("signing_key", &key_error_message(e));
             Err(ExitCode::from(EXIT_FAILED))
         }
     }
 }
 
 /// A key error in words that name the setting behind the file and what the file must hold.
-fn key_error_message(error: KeyError) -> &'static str {
-    let named = std::env::var_os(KEY_FILE_VAR).is_some_and(|v| !v.is_empty());
+fn key_error_message(error: KeyError) -> String {
+    let named = payability_runtime::signing_key::configured_path().is_some();
     match (error, named) {
         (KeyError::Unreadable, true) => {
-            "the signing key file named by PAYABILITY_SIGNING_KEY_FILE cannot be read; it must \
+            format!(
+                "the signing key file named by {KEY_FILE_VAR} cannot be read; it must \
              exist and hold a 32-byte Ed25519 seed as base64 (44 characters) or 64 hex digits \
              (a file named by this variable is never created: unset it to have a key generated \
              at the default path, $XDG_DATA_HOME/payability/signing-key or \
              $HOME/.local/share/payability/signing-key)"
+            )
         }
         (KeyError::Malformed, true) => {
-            "the signing key file named by PAYABILITY_SIGNING_KEY_FILE must hold a 32-byte \
+            format!(
+                "the signing key file named by {KEY_FILE_VAR} must hold a 32-byte \
              Ed25519 seed as base64 (44 characters) or 64 hex digits"
+            )
         }
         (KeyError::Unreadable, false) => {
-            "the default signing key file ($XDG_DATA_HOME/payability/signing-key, else \
+            format!(
+                "the default signing key file ($XDG_DATA_HOME/payability/signing-key, else \
              $HOME/.local/share/payability/signing-key) exists but cannot be read; set \
-             PAYABILITY_SIGNING_KEY_FILE to a file holding a 32-byte Ed25519 seed as base64 \
+             {KEY_FILE_VAR} to a file holding a 32-byte Ed25519 seed as base64 \
              (44 characters) or 64 hex digits"
+            )
         }
         (KeyError::Malformed, false) => {
             "the default signing key file ($XDG_DATA_HOME/payability/signing-key, else \
              $HOME/.local/share/payability/signing-key) must hold a 32-byte Ed25519 seed as \
              base64 (44 characters) or 64 hex digits"
+                .to_owned()
         }
         (KeyError::Unwritable, _) => {
-            "the generated signing key cannot be written at the default path \
+            format!(
+                "the generated signing key cannot be written at the default path \
              ($XDG_DATA_HOME/payability/signing-key, else \
-             $HOME/.local/share/payability/signing-key); set PAYABILITY_SIGNING_KEY_FILE to an \
+             $HOME/.local/share/payability/signing-key); set {KEY_FILE_VAR} to an \
              existing key file"
+            )
         }
         (KeyError::NoDataDirectory, _) => {
-            "no data directory for the default signing key: set XDG_DATA_HOME or HOME, or \
-             PAYABILITY_SIGNING_KEY_FILE to a file holding a 32-byte Ed25519 seed as base64 \
+            format!(
+                "no data directory for the default signing key: set XDG_DATA_HOME or HOME, or \
+             {KEY_FILE_VAR} to a file holding a 32-byte Ed25519 seed as base64 \
              (44 characters) or 64 hex digits"
+            )
         }
-        (KeyError::NoRandomness, _) => "the system random source failed",
+        (KeyError::NoRandomness, _) => "the system random source failed".to_owned(),
     }
 }
 
@@ -336,7 +347,7 @@ fn run_serve(port: u16) -> ExitCode {
         }
         Ok(Some((seed, KeySource::Existing(_)))) => Some(seed),
         Err(e) => {
-            print_error("signing_key", key_error_message(e));
+            print_error("signing_key", &key_error_message(e));
             return ExitCode::from(EXIT_FAILED);
         }
     };

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use payability_core::report::UtcMillis;
 use payability_core::signing::{PublicKeyDescriptor, VerifyError, verify_signed};
+use payability_runtime::signing_key::KEY_FILE_VAR;
 use serde_json::Value;
 
 use crate::{EXIT_FAILED, EXIT_REFUSED, print_error};
@@ -19,16 +20,17 @@ enum KeyInputError {
 }
 
 impl KeyInputError {
-    fn message(self) -> &'static str {
+    fn message(self) -> String {
         match self {
-            Self::Unreadable => "the --key argument is neither JSON nor a readable file",
+            Self::Unreadable => "the --key argument is neither JSON nor a readable file".to_owned(),
             Self::NoKeyFound => {
                 "the --key input holds no Ed25519 JWK, key descriptor or criteria document"
+                    .to_owned()
             }
-            Self::NoLocalKey => {
-                "no local signing key could be read (the file named by \
-                 PAYABILITY_SIGNING_KEY_FILE, else the default key file): pass --key"
-            }
+            Self::NoLocalKey => format!(
+                "no local signing key could be read (the file named by {KEY_FILE_VAR}, else the \
+                 default key file): pass --key"
+            ),
         }
     }
 }
@@ -42,7 +44,7 @@ pub fn run(report_path: &str, key: Option<&str>) -> ExitCode {
     let trusted = match key.map_or_else(local_keys, keys_from_argument) {
         Ok(keys) => keys,
         Err(e) => {
-            print_error("key_unreadable", e.message());
+            print_error("key_unreadable", &e.message());
             return ExitCode::from(EXIT_REFUSED);
         }
     };
