@@ -193,9 +193,14 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
         try:
             resp = await http_client.request(args.method, args.url, content=request_body,
                                              headers={"Content-Type": "application/json"})
-        except Exception as e:  # noqa: BLE001 - the SDK refusing to pay is a result
+        except Exception as e:  # noqa: BLE001 - the SDK refusing to pay (or timing out) is a result
             res["error"] = f"{type(e).__name__}: {e}"
             res["challenge"] = {"v1": None, "v2": challenge.get("v2")}
+            # A paid retry that timed out (the client closed its connection) was still sent.
+            res["payment_header"] = sent.get("header")
+            if sent.get("header"):
+                save_payment(args.save_payment, args.url, args.method, request_body,
+                             sent["header"]["name"], sent["header"]["value"])
             return res
         await resp.aread()
     fill_response(res, resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.content)

@@ -72,6 +72,8 @@ pub struct Service<S> {
     pub(super) config: ServiceConfig,
     pub(super) signer: ReportSigner,
     pub(super) memo_key: MemoKey,
+    /// Keys the called-URL binding a payment claim keeps.
+    pub(super) binding_key: super::paid::BindingKey,
     pub(super) fetcher: Fetcher,
     pub(super) facilitator: Option<Facilitator>,
     fee_payer: OnceCell<String>,
@@ -115,6 +117,7 @@ impl<S: Stores> Service<S> {
         Ok(Self {
             signer,
             memo_key: MemoKey::derive(signing_seed),
+            binding_key: super::paid::BindingKey::derive(signing_seed),
             fetcher,
             facilitator,
             fee_payer: OnceCell::new(),

@@ -48,12 +48,12 @@ pub trait Ledger: Send + Sync {
 
 /// Payment claims: each payment is used once; its marker moves only along a [`Transition`].
 pub trait PaymentClaims: Send + Sync {
-    /// Claims a payment for an op (conditional put, marker `verified`): exactly one
-    /// concurrent claim wins.
+    /// Claims a payment for an op and a called URL, with its payer (conditional put, marker
+    /// `verified`): exactly one concurrent claim wins.
     fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
 
@@ -72,12 +72,16 @@ pub trait PaymentClaims: Send + Sync {
         transition: &Transition,
     ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
 
-    /// Resume: a retry of a settled, not yet delivered, unexpired payment for the same op,
-    /// after it left flight, at most [`MAX_RESUMES`] times; returns its settlement transaction.
+    /// Resume: a retry of a settled, unexpired payment for the same op and called URL, at
+    /// most [`MAX_RESUMES`] times, one conditional write: a `settled` claim after it left
+    /// flight (an undelivered verdict), or a `delivered` one (its answer maybe lost); a claim
+    /// without a binding (written before bindings were kept) resumes only from `settled`.
+    /// Returns its settlement transaction and payer.
     fn resume(
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ResumeOutcome, StoreError>> + Send;
 }

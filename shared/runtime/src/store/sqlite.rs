@@ -28,8 +28,12 @@ use super::*;
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
-/// Version 2 added the `day0` table to version 1.
-const SCHEMA_VERSION: i64 = 2;
+/// Version 2 added the `day0` table to version 1; version 3 the claim's URL binding and payer.
+const SCHEMA_VERSION: i64 = 3;
+
+/// What version 3 adds to version 2: a claim's called-URL binding and its payer's wallet.
+const CLAIM_BINDING_COLUMNS: &str = "ALTER TABLE payments ADD COLUMN url_binding TEXT;
+     ALTER TABLE payments ADD COLUMN payer_wallet TEXT;";
 
 /// What version 2 adds to version 1: Day-0, one row at most (first write wins).
 const DAY0_TABLE: &str = "CREATE TABLE IF NOT EXISTS day0 (pk TEXT PRIMARY KEY NOT NULL
@@ -216,10 +220,16 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
         0 => {
             transaction.execute_batch(&SQL.schema)?;
             transaction.execute_batch(DAY0_TABLE)?;
+            transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         1 => {
             transaction.execute_batch(DAY0_TABLE)?;
+            transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
+            transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        2 => {
+            transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         SCHEMA_VERSION => {}
@@ -422,23 +432,28 @@ impl PaymentClaims for SqliteStore {
     async fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
         let key = id.key();
         let expires_at = epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS));
+        let (op, url) = (claim.op, claim.url.hex());
+        let payer = claim.payer.as_ref().map(|payer| payer.as_str().to_owned());
         self.in_write_transaction(move |transaction| {
             let inserted = transaction
                 .prepare_cached(
-                    "INSERT INTO payments (pk, op, marker, resumes, claimed_at_ms, expires_at)
-                     VALUES (?1, ?2, ?3, 0, ?4, ?5) ON CONFLICT (pk) DO NOTHING",
+                    "INSERT INTO payments (pk, op, marker, resumes, claimed_at_ms, expires_at,
+                         url_binding, payer_wallet)
+                     VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7) ON CONFLICT (pk) DO NOTHING",
                 )?
                 .execute(params![
                     key,
                     op.as_str(),
                     ClaimMarker::Verified.as_str(),
                     now.0,
-                    expires_at
+                    expires_at,
+                    url,
+                    payer
                 ])?;
             Ok(if inserted == 1 { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
         })
@@ -446,21 +461,39 @@ impl PaymentClaims for SqliteStore {
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
+        type Row = (String, String, i64, i64, Option<String>, Option<String>, Option<String>);
         let key = id.key();
         self.with_connection(move |connection| {
-            let row: Option<(String, String, i64, i64, Option<String>)> = connection
+            let row: Option<Row> = connection
                 .prepare_cached(
-                    "SELECT op, marker, claimed_at_ms, resumes, payment_tx FROM payments WHERE pk = ?1",
+                    "SELECT op, marker, claimed_at_ms, resumes, payment_tx, url_binding,
+                         payer_wallet FROM payments WHERE pk = ?1",
                 )?
                 .query_row(params![key], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                        row.get(6)?,
+                    ))
                 })
                 .optional()?;
             Ok(row)
         })
         .await?
-        .map(|(op, marker, claimed_at, resumes, tx)| {
-            StoredClaim::from_stored(&op, &marker, claimed_at, resumes, tx.as_deref())
+        .map(|(op, marker, claimed_at_ms, resumes, tx, url, payer)| {
+            StoredClaim::from_stored(StoredAttributes {
+                op: &op,
+                marker: &marker,
+                claimed_at_ms,
+                resumes,
+                tx: tx.as_deref(),
+                url: url.as_deref(),
+                payer: payer.as_deref(),
+            })
         })
         .transpose()
     }
@@ -489,18 +522,21 @@ impl PaymentClaims for SqliteStore {
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> Result<ResumeOutcome, StoreError> {
         let key = id.key();
+        let url = url.hex();
         // Unexpired: now < claimed_at + CLAIM_TTL_MS, i.e. claimed_at > now - CLAIM_TTL_MS.
         let claimed_after = now.0.saturating_sub(CLAIM_TTL_MS);
         self.in_write_transaction(move |transaction| {
-            let tx: Option<Option<String>> = transaction
+            let row: Option<(Option<String>, Option<String>)> = transaction
                 .prepare_cached(
                     "UPDATE payments SET resumes = resumes + 1
-                     WHERE pk = ?1 AND op = ?2 AND marker = ?3 AND resumes < ?4
-                       AND claimed_at_ms > ?5 AND claimed_at_ms <= ?6
-                     RETURNING payment_tx",
+                     WHERE pk = ?1 AND op = ?2 AND resumes < ?4 AND claimed_at_ms > ?5
+                       AND ((marker = ?3 AND claimed_at_ms <= ?6) OR marker = ?7)
+                       AND (url_binding = ?8 OR (url_binding IS NULL AND marker = ?3))
+                     RETURNING payment_tx, payer_wallet",
                 )?
                 .query_row(
                     params![
@@ -509,19 +545,21 @@ impl PaymentClaims for SqliteStore {
                         ClaimMarker::Settled.as_str(),
                         MAX_RESUMES,
                         claimed_after,
-                        now.0.saturating_sub(IN_FLIGHT_MS)
+                        now.0.saturating_sub(IN_FLIGHT_MS),
+                        ClaimMarker::Delivered.as_str(),
+                        url
                     ],
-                    |row| row.get(0),
+                    |row| Ok((row.get(0)?, row.get(1)?)),
                 )
                 .optional()?;
-            match tx {
-                None => Ok(ResumeOutcome::Refused),
-                Some(tx) => tx
-                    .as_deref()
-                    .and_then(Base58Id::parse)
-                    .map(|tx| ResumeOutcome::Resumed { tx })
-                    .ok_or(StoreError::Corrupt),
-            }
+            let Some((tx, payer)) = row else {
+                return Ok(ResumeOutcome::Refused);
+            };
+            let tx = tx.as_deref().and_then(Base58Id::parse).ok_or(StoreError::Corrupt)?;
+            let payer = payer
+                .map(|payer| Base58Id::parse(&payer).ok_or(StoreError::Corrupt))
+                .transpose()?;
+            Ok(ResumeOutcome::Resumed { tx, payer })
         })
         .await
     }

@@ -1,6 +1,7 @@
-//! The request killed at each point of the paid flow, then the same payment retried past the
-//! in-flight window: whatever the point, the money moves at most once and, once it moved, buys
-//! exactly one verdict, one ledger row and one paid count.
+//! The request killed at each point of the paid flow (or run to its end with its answer
+//! lost), then the same payment retried past the in-flight window: whatever the point, the
+//! money moves at most once and, once it moved, buys one verdict (delivered again, at most
+//! three times, when its answer may have been lost), one ledger row and one paid count.
 
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ enum Cut {
     DuringFetch,
     /// While the facilitator holds `/settle` (the transaction has landed).
     DuringSettle,
+    /// Never: the request runs to its end (claim `delivered`) and its answer is lost.
+    AnswerLost,
 }
 
 /// Kills the first request at `cut` (leaving its claim at `marker`), retries past the
@@ -40,6 +43,11 @@ async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
             world.facilitator.set_settle_mode(SettleMode::Hold);
             world.kill_when(world.facilitator.settle_held(), request).await
         }
+        Cut::AnswerLost => {
+            let lost = world.send(request).await;
+            assert!(lost.is_verdict(), "the first request delivered: {lost}");
+            Interrupted::Killed
+        }
     };
     assert!(matches!(killed, Interrupted::Killed), "{cut:?}: the request died there: {killed:?}");
     assert_eq!(world.marker().as_deref(), marker, "{cut:?}: where the claim was left");
@@ -54,9 +62,14 @@ async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
     let settlement = retry.settlement().expect("a PAYMENT-RESPONSE header");
     assert_eq!(settlement["transaction"], payment.landed_signature().as_str(), "{cut:?}");
     let again = world.post_check(&payment).await;
-    expect::conflict(&again, "payment_already_used");
-    expect::paid_once(&world, &payment, &[retry, again]);
+    assert!(again.is_verdict(), "{cut:?}: delivered, presented again: {again}");
+    let elsewhere = world.send(world.request_about(CHECK, Some(&payment), OTHER_URL)).await;
+    expect::conflict(&elsewhere, "payment_already_used");
+    expect::paid_once(&world, &payment, &[retry, again, elsewhere]);
 }
+
+/// A URL the payment was not presented for.
+const OTHER_URL: &str = "http://127.0.0.1:9/another";
 
 macro_rules! kill_point_tests {
     ($($name:ident => $cut:expr, $marker:expr;)*) => {$(
@@ -75,6 +88,7 @@ kill_point_tests! {
     killed_during_the_fetch => Cut::DuringFetch, Some("settled");
     killed_after_settle_before_the_ledger => Cut::Store(Point::BEFORE_RECORD), Some("settled");
     killed_after_the_ledger_before_the_answer => Cut::Store(Point::AFTER_RECORD), Some("settled");
+    delivered_and_its_answer_lost => Cut::AnswerLost, Some("delivered");
 }
 
 #[tokio::test]

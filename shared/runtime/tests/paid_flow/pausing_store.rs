@@ -127,10 +127,10 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
     async fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
-        self.around("claim", self.inner.claim(id, op, now)).await
+        self.around("claim", self.inner.claim(id, claim, now)).await
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
@@ -149,9 +149,10 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> Result<ResumeOutcome, StoreError> {
-        self.around("resume", self.inner.resume(id, op, now)).await
+        self.around("resume", self.inner.resume(id, op, url, now)).await
     }
 }
 

@@ -66,6 +66,14 @@ fn check_verdict(state: CheckState) -> LedgerVerdict {
     LedgerVerdict::Check { state, description_overlong: false }
 }
 
+/// The called-URL binding most claims of the suite are made with.
+pub const URL: UrlBinding = UrlBinding([0xa1; 32]);
+
+/// A claim for `op` bound to [`URL`], with no payer named.
+pub fn bare(op: PaidOp) -> NewClaim {
+    NewClaim { op, url: URL, payer: None }
+}
+
 fn day(text: &str) -> UtcDay {
     UtcDay::parse(text).unwrap()
 }
@@ -83,6 +91,7 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
     }
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
     verified_marker_resume_is_bounded(&*fixture).await;
+    a_delivered_verdict_is_delivered_again_for_its_op_and_url_only(&*fixture).await;
     fifty_concurrent_claims_of_one_payment_yield_one(fixture.clone()).await;
     free_tier_enforces_interval_and_daily_cap(&*fixture).await;
     two_hundred_concurrent_prechecks_yield_one(fixture.clone()).await;
@@ -240,16 +249,18 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
     let id = PaymentId([7; 32]);
     let other = PaymentId([9; 32]);
     assert_eq!(store.claim_of(&id).await, Ok(None));
-    assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::Claimed));
-    assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
-    assert_eq!(store.claim(&id, PaidOp::Memo, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
-    assert_eq!(store.claim(&other, PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&id, &bare(PaidOp::Check), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&id, &bare(PaidOp::Check), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&id, &bare(PaidOp::Memo), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&other, &bare(PaidOp::Memo), T0).await, Ok(ClaimOutcome::Claimed));
     let claim = |marker, tx: Option<Base58Id>| StoredClaim {
         op: PaidOp::Check,
         marker,
         claimed_at: T0,
         resumes: 0,
         tx,
+        url: Some(URL),
+        payer: None,
     };
     assert_eq!(store.claim_of(&id).await, Ok(Some(claim(ClaimMarker::Verified, None))));
     // Each move once, from its own marker only: (move, outcome, marker after).
@@ -277,7 +288,8 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
         Ok(Some(claim(ClaimMarker::Delivered, Some(settle_tx.clone())))),
         "the settlement transaction is kept"
     );
-    assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused));
+    let elsewhere = UrlBinding([0xc3; 32]);
+    assert_eq!(store.resume(&id, PaidOp::Check, &elsewhere, T0).await, Ok(ResumeOutcome::Refused));
     // settling -> not_settled is final.
     store.advance(&other, &Transition::Settle).await.unwrap();
     assert_eq!(
@@ -291,7 +303,7 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
 
 /// Claims a payment and moves it to `settled` with `tx`.
 async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, tx: &Base58Id) {
-    store.claim(id, op, T0).await.unwrap();
+    store.claim(id, &bare(op), T0).await.unwrap();
     store.advance(id, &Transition::Settle).await.unwrap();
     assert_eq!(
         store.advance(id, &Transition::Settled(tx.clone())).await,
@@ -302,10 +314,14 @@ async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, t
 async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
     let id = PaymentId([11; 32]);
-    assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused), "unclaimed");
-    store.claim(&id, PaidOp::Check, T0).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 1)).await,
+        store.resume(&id, PaidOp::Check, &URL, T0).await,
+        Ok(ResumeOutcome::Refused),
+        "unclaimed"
+    );
+    store.claim(&id, &bare(PaidOp::Check), T0).await.unwrap();
+    assert_eq!(
+        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 1)).await,
         Ok(ResumeOutcome::Refused),
         "verified but not settled: nothing to deliver"
     );
@@ -313,23 +329,23 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     store.advance(&id, &Transition::Settle).await.unwrap();
     store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS - 1)).await,
+        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS - 1)).await,
         Ok(ResumeOutcome::Refused),
         "settled moments ago: maybe still delivering, not resumed"
     );
     assert_eq!(
-        store.resume(&id, PaidOp::Memo, at(IN_FLIGHT_MS + 2)).await,
+        store.resume(&id, PaidOp::Memo, &URL, at(IN_FLIGHT_MS + 2)).await,
         Ok(ResumeOutcome::Refused),
         "other op"
     );
     for _ in 0..MAX_RESUMES {
         assert_eq!(
-            store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 3)).await,
-            Ok(ResumeOutcome::Resumed { tx: settle_tx.clone() })
+            store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 3)).await,
+            Ok(ResumeOutcome::Resumed { tx: settle_tx.clone(), payer: None })
         );
     }
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 4)).await,
+        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 4)).await,
         Ok(ResumeOutcome::Refused),
         "bounded"
     );
@@ -337,24 +353,51 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let expiring = PaymentId([12; 32]);
     settled_claim(&store, &expiring, PaidOp::Memo, &settle_tx).await;
     assert_eq!(
-        store.resume(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
+        store.resume(&expiring, PaidOp::Memo, &URL, at(CLAIM_TTL_MS)).await,
         Ok(ResumeOutcome::Refused),
         "expired"
     );
     assert_eq!(
-        store.claim(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
+        store.claim(&expiring, &bare(PaidOp::Memo), at(CLAIM_TTL_MS)).await,
         Ok(ClaimOutcome::AlreadyClaimed),
         "an expired claim still blocks reuse"
     );
+}
 
-    let delivered = PaymentId([13; 32]);
-    settled_claim(&store, &delivered, PaidOp::Check, &settle_tx).await;
-    store.advance(&delivered, &Transition::Deliver).await.unwrap();
+async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let id = PaymentId([14; 32]);
+    let payer = wallet(3);
+    let claim = NewClaim { op: PaidOp::Memo, url: URL, payer: Some(payer.clone()) };
+    assert_eq!(store.claim(&id, &claim, T0).await, Ok(ClaimOutcome::Claimed));
+    let stored = store.claim_of(&id).await.unwrap().unwrap();
+    assert_eq!((stored.url, stored.payer), (Some(URL), Some(payer.clone())), "kept on the claim");
+    let settle_tx = tx(140);
+    store.advance(&id, &Transition::Settle).await.unwrap();
+    store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
+    store.advance(&id, &Transition::Deliver).await.unwrap();
+    let other_url = UrlBinding([0xb2; 32]);
+    let refused = [
+        (PaidOp::Memo, other_url, at(1), "another URL"),
+        (PaidOp::Check, URL, at(1), "the other op"),
+        (PaidOp::Memo, URL, at(CLAIM_TTL_MS), "expired"),
+    ];
+    for (op, url, now, case) in refused {
+        assert_eq!(store.resume(&id, op, &url, now).await, Ok(ResumeOutcome::Refused), "{case}");
+    }
+    let again = ResumeOutcome::Resumed { tx: settle_tx, payer: Some(payer) };
+    for n in 0..MAX_RESUMES {
+        // Delivered: its first request ended, so no in-flight wait.
+        let now = at(i64::from(n) + 1);
+        assert_eq!(store.resume(&id, PaidOp::Memo, &URL, now).await, Ok(again.clone()), "{n}");
+    }
     assert_eq!(
-        store.resume(&delivered, PaidOp::Check, at(IN_FLIGHT_MS + 5)).await,
+        store.resume(&id, PaidOp::Memo, &URL, at(5)).await,
         Ok(ResumeOutcome::Refused),
-        "delivered"
+        "at most MAX_RESUMES deliveries again"
     );
+    let stored = store.claim_of(&id).await.unwrap().unwrap();
+    assert_eq!((stored.marker, stored.resumes), (ClaimMarker::Delivered, MAX_RESUMES));
 }
 
 async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: Arc<F>) {
@@ -367,7 +410,7 @@ async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: A
     let tasks: Vec<_> = (0..50)
         .map(|n| {
             let store = handles[n % handles.len()].clone();
-            tokio::spawn(async move { store.claim(&id, PaidOp::Check, T0).await })
+            tokio::spawn(async move { store.claim(&id, &bare(PaidOp::Check), T0).await })
         })
         .collect();
     let mut claimed = 0;
@@ -743,7 +786,7 @@ async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
     assert!(HouseId::parse(&format!("{CANARY}{url}")).is_none());
     assert!(Base58Id::parse(&format!("{CANARY}{url}")).is_none());
     assert!(CriteriaVersion::parse(&format!("payability/v1@{CANARY}")).is_none());
-    store.claim(&PaymentId([31; 32]), PaidOp::Check, T0).await.unwrap();
+    store.claim(&PaymentId([31; 32]), &bare(PaidOp::Check), T0).await.unwrap();
     store.try_use(&CallerKey::Wallet(wallet(5)), T0).await.unwrap();
     store.increment(Counter::PaidCheck(check.state), T0).await.unwrap();
     let bytes = fixture.stored_bytes(&store).await;

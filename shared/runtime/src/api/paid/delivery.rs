@@ -33,20 +33,29 @@ pub(in crate::api) struct Delivery {
     /// True when this request settled it (a ledger entry for the transaction must be new);
     /// false when an earlier request did (a resume, or a settlement found on chain).
     fresh: bool,
+    /// True when the claim is already `delivered` (its answer maybe lost): delivered again,
+    /// the marker stays.
+    delivered: bool,
 }
 
 impl Delivery {
     /// A settlement this request made.
     pub(super) fn fresh(tx: Base58Id, payer: Option<Base58Id>, settlement: Value) -> Self {
-        Self { tx, payer, settlement, fresh: true }
+        Self { tx, payer, settlement, fresh: true, delivered: false }
     }
 
     /// A settlement an earlier request made (its answer was not kept: rebuilt from the
-    /// transaction and our network).
-    pub(super) fn resumed(tx: Base58Id, version: Version) -> Self {
+    /// transaction and our network), with the payer its claim recorded; `delivered` when its
+    /// verdict was answered before.
+    pub(super) fn resumed(
+        tx: Base58Id,
+        payer: Option<Base58Id>,
+        version: Version,
+        delivered: bool,
+    ) -> Self {
         let settlement =
             json!({"success": true, "transaction": tx.as_str(), "network": version.network()});
-        Self { tx, payer: None, settlement, fresh: false }
+        Self { tx, payer, settlement, fresh: false, delivered }
     }
 }
 
@@ -111,10 +120,12 @@ impl<S: Stores> Service<S> {
                 );
             }
         }
-        if !matches!(
-            budget.after_settle(self.store.advance(&payment.id, &Transition::Deliver)).await,
-            Some(Ok(AdvanceOutcome::Advanced))
-        ) {
+        if !delivery.delivered
+            && !matches!(
+                budget.after_settle(self.store.advance(&payment.id, &Transition::Deliver)).await,
+                Some(Ok(AdvanceOutcome::Advanced))
+            )
+        {
             tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
         }
         let header = STANDARD.encode(delivery.settlement.to_string());

@@ -6,7 +6,8 @@
 //!   -> offered        no payment header: 402 with our challenge
 //!   -> decoded        payment decoded once (core); malformed 400, wrong terms 402
 //!   -> known?         the claim of this payment's identity (its transaction message):
-//!                       delivered / other op ........ 409 payment_already_used (no /verify)
+//!                       other op or called URL ...... 409 payment_already_used (no /verify)
+//!                       delivered (answer lost?) .... -> delivered again (resume, <= 3)
 //!                       not_settled ................. 402 payment_not_settled
 //!                       younger than 30 s ........... 409 payment_in_flight
 //!                       verified (abandoned) ........ -> settling (take over, once)
@@ -15,7 +16,8 @@
 //!                                                     else 503 settlement_outcome_unknown
 //!                       settled, undelivered ........ -> delivered again (resume, <= 3)
 //!   -> verified       facilitator /verify; refused 402, unreachable 503 (nothing settled)
-//!   -> claimed        conditional write, marker `verified`; a lost race is 409 in flight
+//!   -> claimed        conditional write, marker `verified`, with the payer and the called
+//!                     URL's binding (an HMAC); a lost race is 409 in flight
 //!   -> settling       marker `settling` first, then /settle within the budget; anything but
 //!                     a clean success on our network: 503 settlement_outcome_unknown
 //!   -> settled        marker `settled` with the transaction
@@ -26,6 +28,7 @@
 //! [`crate::store::Transition`]; the time bounds are [`super::budget`].
 
 mod answers;
+mod binding;
 mod delivery;
 mod settlement;
 
@@ -46,9 +49,11 @@ use super::errors::{ApiError, Refusal};
 use super::respond::{ApiResponse, error, json_response_bytes};
 use super::service::{Offer, Service, Stores};
 use crate::store::{
-    ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, PaidOp, PaymentId, ResumeOutcome, StoredClaim, UtcDay,
+    Base58Id, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, NewClaim, PaidOp, PaymentId, ResumeOutcome,
+    StoredClaim, UrlBinding, UtcDay,
 };
 use answers::*;
+pub(super) use binding::BindingKey;
 pub(super) use delivery::Delivery;
 
 /// The body of a paid request: the one endpoint to check.
@@ -205,13 +210,14 @@ impl<S: Stores> Service<S> {
             return Ok(self.challenge_response(&offer, Refusal::PaymentRequired));
         };
         let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
+        let url = self.binding_key.url(&target);
         let delivery = match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
             None => {
                 let payer = self.verify(&offer, &payment, budget).await?;
-                self.claim(&payment).await?;
+                self.claim(&payment, url, payer.clone()).await?;
                 self.settle(&payment, payer, budget).await?
             }
-            Some(claim) => self.known(&offer, &payment, claim, budget).await?,
+            Some(claim) => self.known(&offer, &payment, &url, claim, budget).await?,
         };
         Ok(self.deliver(&offer, &target, &payment, delivery, budget).await)
     }
@@ -262,43 +268,66 @@ impl<S: Stores> Service<S> {
         Ok(Some(Payment { version, decoded, requirements, id, op: paid_op(offer.route) }))
     }
 
-    /// Claims a verified payment (marker `verified`); a concurrent claim of the same
-    /// payment won: this request stops, the other one carries it.
-    async fn claim(&self, payment: &Payment) -> Result<(), ApiResponse> {
+    /// Claims a verified payment (marker `verified`) for its op and called URL, with its
+    /// payer; a concurrent claim of the same payment won: this request stops, the other one
+    /// carries it.
+    async fn claim(
+        &self,
+        payment: &Payment,
+        url: UrlBinding,
+        payer: Option<Base58Id>,
+    ) -> Result<(), ApiResponse> {
         let now = (self.clock)();
-        match self.store.claim(&payment.id, payment.op, now).await.map_err(store_failed)? {
+        let claim = NewClaim { op: payment.op, url, payer };
+        match self.store.claim(&payment.id, &claim, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
             ClaimOutcome::AlreadyClaimed => Err(error(ApiError::PaymentInFlight)),
         }
     }
 
     /// A payment this service has seen before: the answer its claim's marker calls for.
+    /// A claim without a URL binding (written before bindings were kept) is taken as bound to
+    /// this URL; the store resumes it only from `settled`.
     async fn known(
         &self,
         offer: &Offer<'_>,
         payment: &Payment,
+        url: &UrlBinding,
         claim: StoredClaim,
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let now = (self.clock)();
-        if claim.op != payment.op {
+        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
             return Err(error(ApiError::PaymentAlreadyUsed));
         }
         let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
         match claim.marker {
-            ClaimMarker::Delivered => Err(error(ApiError::PaymentAlreadyUsed)),
+            ClaimMarker::Delivered => self.resume(payment, url, now, true).await,
             ClaimMarker::NotSettled => Err(self
                 .challenge_response(offer, Refusal::NotSettled)
                 .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
             _ if now.0 < in_flight_until => Err(error(ApiError::PaymentInFlight)),
-            ClaimMarker::Verified => self.settle(payment, None, budget).await,
-            ClaimMarker::Settling => self.resolve(offer, payment, budget).await,
-            ClaimMarker::Settled => {
-                match self.store.resume(&payment.id, payment.op, now).await.map_err(store_failed)? {
-                    ResumeOutcome::Resumed { tx } => Ok(Delivery::resumed(tx, payment.version)),
-                    ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
-                }
+            ClaimMarker::Verified => self.settle(payment, claim.payer, budget).await,
+            ClaimMarker::Settling => self.resolve(offer, payment, claim.payer, budget).await,
+            ClaimMarker::Settled => self.resume(payment, url, now, false).await,
+        }
+    }
+
+    /// Another delivery of a settled payment's verdict (one conditional write, at most
+    /// [`crate::store::MAX_RESUMES`] times per payment); refused: 409 already used.
+    async fn resume(
+        &self,
+        payment: &Payment,
+        url: &UrlBinding,
+        now: payability_core::report::UtcMillis,
+        delivered: bool,
+    ) -> Result<Delivery, ApiResponse> {
+        let resumed = self.store.resume(&payment.id, payment.op, url, now);
+        match resumed.await.map_err(store_failed)? {
+            ResumeOutcome::Resumed { tx, payer } => {
+                Ok(Delivery::resumed(tx, payer, payment.version, delivered))
             }
+            ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
         }
     }
 }

@@ -98,6 +98,7 @@ impl<S: Stores> Service<S> {
         &self,
         offer: &Offer<'_>,
         payment: &Payment,
+        payer: Option<Base58Id>,
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let Some(rpc_url) = &self.config.solana_rpc_url else {
@@ -115,7 +116,9 @@ impl<S: Stores> Service<S> {
                     .ok_or_else(|| error(ApiError::SettlementOutcomeUnknown))?;
                 let settled = Transition::Settled(tx.clone());
                 match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
-                    AdvanceOutcome::Advanced => Ok(Delivery::resumed(tx, payment.version)),
+                    AdvanceOutcome::Advanced => {
+                        Ok(Delivery::resumed(tx, payer, payment.version, false))
+                    }
                     AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
                 }
             }

@@ -1,6 +1,6 @@
 //! The payments table: one claim per payment id (its message's SHA-256), with its op, marker
-//! (see [`ClaimMarker`]), resume count, claim
-//! time, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
+//! (see [`ClaimMarker`]), resume count, claim time, called-URL binding (an HMAC, see
+//! [`UrlBinding`]), payer wallet, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
 //! write whose answer was lost; the token lets a retried claim recognise its own first
 //! attempt instead of answering "already claimed" to the payer who made the claim.
 
@@ -13,34 +13,36 @@ use super::attributes::{
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, MAX_RESUMES,
-    PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, StoredClaim, Transition,
-    UtcMillis,
+    NewClaim, PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, StoredAttributes,
+    StoredClaim, Transition, UrlBinding, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
     async fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
         let token = claim_token()?;
-        let put = self
+        let mut put = self
             .client
             .put_item()
             .table_name(&self.tables.payments)
             .item(KEY, text(id.key()))
-            .item("op", text(op.as_str()))
+            .item("op", text(claim.op.as_str()))
+            .item("url_binding", text(claim.url.hex()))
             .item("marker", text(ClaimMarker::Verified.as_str()))
             .item("resumes", number(0))
             .item("claimed_at_ms", number(now.0))
             .item("claim_token", text(token.as_str()))
             .item(TTL_ATTRIBUTE, number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS))))
             .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", KEY)
-            .send()
-            .await;
-        match conditional(put)? {
+            .expression_attribute_names("#pk", KEY);
+        if let Some(payer) = &claim.payer {
+            put = put.item("payer_wallet", text(payer.as_str()));
+        }
+        match conditional(put.send().await)? {
             Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
             Conditional::ConditionFailed => self.claimed_by(id, &token).await,
         }
@@ -50,17 +52,15 @@ impl PaymentClaims for DynamoStore {
         let Some(item) = self.stored_claim(id).await? else {
             return Ok(None);
         };
-        let tx = match item.get("payment_tx") {
-            None => None,
-            Some(_) => Some(read_text(&item, "payment_tx")?),
-        };
-        StoredClaim::from_stored(
-            read_text(&item, "op")?,
-            read_text(&item, "marker")?,
-            read_number(&item, "claimed_at_ms")?,
-            read_number(&item, "resumes")?,
-            tx,
-        )
+        StoredClaim::from_stored(StoredAttributes {
+            op: read_text(&item, "op")?,
+            marker: read_text(&item, "marker")?,
+            claimed_at_ms: read_number(&item, "claimed_at_ms")?,
+            resumes: read_number(&item, "resumes")?,
+            tx: optional_text(&item, "payment_tx")?,
+            url: optional_text(&item, "url_binding")?,
+            payer: optional_text(&item, "payer_wallet")?,
+        })
         .map(Some)
     }
 
@@ -92,13 +92,14 @@ impl PaymentClaims for DynamoStore {
         })
     }
 
-    /// One conditional `ADD resumes 1`: same op, settled, not expired (claimed
-    /// less than [`CLAIM_TTL_MS`] ago, whether or not TTL has removed it yet), and resumed
-    /// fewer than [`MAX_RESUMES`] times (a claim starts at 0).
+    /// One conditional `ADD resumes 1`: same op and URL binding, settled (out of flight) or
+    /// delivered, not expired (claimed less than [`CLAIM_TTL_MS`] ago, whether or not TTL has
+    /// removed it yet), and resumed fewer than [`MAX_RESUMES`] times (a claim starts at 0).
     async fn resume(
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> Result<ResumeOutcome, StoreError> {
         let update = self
@@ -108,8 +109,13 @@ impl PaymentClaims for DynamoStore {
             .set_key(Some(key_of(id.key())))
             .update_expression("ADD #resumes :one")
             .condition_expression(
-                "#op = :op AND #marker = :settled AND #claimed_at > :expired_before AND #claimed_at <= :ended_before AND #resumes < :max",
+                "#op = :op AND #claimed_at > :expired_before AND #resumes < :max \
+                 AND ((#marker = :settled AND #claimed_at <= :ended_before) OR #marker = :delivered) \
+                 AND (#url = :url OR (attribute_not_exists(#url) AND #marker = :settled))",
             )
+            .expression_attribute_names("#url", "url_binding")
+            .expression_attribute_values(":url", text(url.hex()))
+            .expression_attribute_values(":delivered", text(ClaimMarker::Delivered.as_str()))
             .expression_attribute_names("#resumes", "resumes")
             .expression_attribute_names("#op", "op")
             .expression_attribute_names("#marker", "marker")
@@ -128,7 +134,10 @@ impl PaymentClaims for DynamoStore {
                 let item = output.attributes().ok_or(StoreError::Corrupt)?;
                 let tx =
                     Base58Id::parse(read_text(item, "payment_tx")?).ok_or(StoreError::Corrupt)?;
-                Ok(ResumeOutcome::Resumed { tx })
+                let payer = optional_text(item, "payer_wallet")?
+                    .map(|payer| Base58Id::parse(payer).ok_or(StoreError::Corrupt))
+                    .transpose()?;
+                Ok(ResumeOutcome::Resumed { tx, payer })
             }
             Conditional::ConditionFailed => Ok(ResumeOutcome::Refused),
         }
@@ -157,6 +166,11 @@ impl DynamoStore {
             .map_err(unavailable)?;
         Ok(stored.item)
     }
+}
+
+/// A string attribute that may be absent.
+fn optional_text<'a>(item: &'a Item, name: &str) -> Result<Option<&'a str>, StoreError> {
+    item.get(name).map(|_| read_text(item, name)).transpose()
 }
 
 /// 128 random bits as hex: one claim attempt's identity.
