@@ -449,3 +449,44 @@ fn answer_lost_then_retried(store: StoreKind) {
     assert_eq!(world.target.hits(), 2, "{store:?}: fetched for each delivery only");
     assert_eq!(world.paid_checks_today(), 1, "{store:?}: counted once");
 }
+
+#[test]
+fn the_official_client_sends_a_payment_identifier_and_a_re_signed_retry_is_never_settled() {
+    let world = World::start();
+    let keys = trusted(&world.server);
+    let id = "pay_7d5d747be160e280504c099d984bcfe0";
+    let first = world.buy("/check", &["--payment-id", id]);
+    let noted = &first["payment_identifier"];
+    assert_eq!(noted["declared"], noted["sdk_declaration"], "we declare what the SDK declares");
+    let tx = assert_verified_report(&first, &keys, "a new id");
+    let sent = first["payment_header"]["value"].as_str().unwrap();
+    let sent = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, sent).unwrap();
+    let sent: Value = serde_json::from_slice(&sent).unwrap();
+    assert_eq!(sent["extensions"]["payment-identifier"]["info"]["id"], id, "the SDK sent the id");
+    let calls = world.fixture_calls();
+
+    // A client that re-signs on retry: a new 402, a new transaction, the same id.
+    let re_signed = world.buy("/check", &["--payment-id", id]);
+    let again = assert_verified_report(&re_signed, &keys, "a re-signed payment, the same id");
+    assert_eq!(again, tx, "the first purchase's settlement");
+    let other_op = world.buy("/memo", &["--payment-id", id]);
+    assert_eq!(
+        (other_op["status"].as_u64(), said(&other_op)),
+        (Some(409), "payment_identifier_conflict".to_owned()),
+        "{other_op}"
+    );
+    let malformed = world.buy("/check", &["--hand", "--payment-id", "pay_7"]);
+    assert_eq!(
+        (malformed["status"].as_u64(), said(&malformed)),
+        (Some(400), "payment_identifier_invalid".to_owned()),
+        "{malformed}"
+    );
+    let now = world.fixture_calls();
+    assert_eq!(
+        (now["verify"].clone(), now["settle"].clone()),
+        (calls["verify"].clone(), calls["settle"].clone()),
+        "nothing else verified or settled"
+    );
+    assert_eq!(world.paid_checks_today(), 1, "one verdict counted");
+    assert_eq!(world.target.hits(), 2, "fetched for the two deliveries only");
+}

@@ -49,13 +49,24 @@ pub trait Ledger: Send + Sync {
 /// Payment claims: each payment is used once; its marker moves only along a [`Transition`].
 pub trait PaymentClaims: Send + Sync {
     /// Claims a payment for an op and a called URL, with its payer (conditional put, marker
-    /// `verified`): exactly one concurrent claim wins.
+    /// `verified`): exactly one concurrent claim wins. With an identifier, the claim and the
+    /// identifier's mapping to this payment are one atomic write, refused
+    /// ([`ClaimOutcome::IdentifierTaken`]) while the identifier names another payment claimed
+    /// less than [`CLAIM_TTL_MS`] ago.
     fn claim(
         &self,
         id: &PaymentId,
         claim: &NewClaim,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
+
+    /// The payment an identifier names, while its mapping is younger than [`CLAIM_TTL_MS`]
+    /// (a strongly consistent read).
+    fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<Option<PaymentId>, StoreError>> + Send;
 
     /// The stored claim of a payment, if any (a strongly consistent read: it decides which
     /// answer a known payment gets; every move is still a conditional write).

@@ -28,8 +28,15 @@ use super::*;
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
-/// Version 2 added the `day0` table to version 1; version 3 the claim's URL binding and payer.
-const SCHEMA_VERSION: i64 = 3;
+/// Version 2 added the `day0` table to version 1; version 3 the claim's URL binding and payer;
+/// version 4 the `payment_identifiers` table.
+const SCHEMA_VERSION: i64 = 4;
+
+/// What version 4 adds to version 3: each `payment-identifier` id's binding, mapped to the
+/// claim key of the payment first claimed with it.
+const IDENTIFIERS_TABLE: &str = "CREATE TABLE IF NOT EXISTS payment_identifiers (
+     pk TEXT PRIMARY KEY NOT NULL, payment_pk TEXT NOT NULL, claimed_at_ms INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
 
 /// What version 3 adds to version 2: a claim's called-URL binding and its payer's wallet.
 const CLAIM_BINDING_COLUMNS: &str = "ALTER TABLE payments ADD COLUMN url_binding TEXT;
@@ -217,19 +224,17 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
     match version {
-        0 => {
-            transaction.execute_batch(&SQL.schema)?;
-            transaction.execute_batch(DAY0_TABLE)?;
-            transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
-            transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        }
-        1 => {
-            transaction.execute_batch(DAY0_TABLE)?;
-            transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
-            transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        }
-        2 => {
-            transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
+        0..=3 => {
+            if version == 0 {
+                transaction.execute_batch(&SQL.schema)?;
+            }
+            if version <= 1 {
+                transaction.execute_batch(DAY0_TABLE)?;
+            }
+            if version <= 2 {
+                transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
+            }
+            transaction.execute_batch(IDENTIFIERS_TABLE)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         SCHEMA_VERSION => {}
@@ -439,7 +444,27 @@ impl PaymentClaims for SqliteStore {
         let expires_at = epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS));
         let (op, url) = (claim.op, claim.url.hex());
         let payer = claim.payer.as_ref().map(|payer| payer.as_str().to_owned());
+        let identifier = claim.identifier.map(|identifier| identifier.key());
+        let expired_before = now.0.saturating_sub(CLAIM_TTL_MS);
         self.in_write_transaction(move |transaction| {
+            // The write lock is held from the first statement: checks, claim and map are one.
+            // A claimed payment is already claimed whatever its id (as on DynamoDB).
+            let claimed = transaction
+                .prepare_cached("SELECT 1 FROM payments WHERE pk = ?1")?
+                .exists(params![key])?;
+            if claimed {
+                return Ok(ClaimOutcome::AlreadyClaimed);
+            }
+            if let Some(identifier) = &identifier {
+                let taken = transaction
+                    .prepare_cached(
+                        "SELECT 1 FROM payment_identifiers WHERE pk = ?1 AND claimed_at_ms > ?2",
+                    )?
+                    .exists(params![identifier, expired_before])?;
+                if taken {
+                    return Ok(ClaimOutcome::IdentifierTaken);
+                }
+            }
             let inserted = transaction
                 .prepare_cached(
                     "INSERT INTO payments (pk, op, marker, resumes, claimed_at_ms, expires_at,
@@ -455,9 +480,43 @@ impl PaymentClaims for SqliteStore {
                     url,
                     payer
                 ])?;
-            Ok(if inserted == 1 { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
+            if inserted != 1 {
+                return Ok(ClaimOutcome::AlreadyClaimed);
+            }
+            if let Some(identifier) = &identifier {
+                transaction
+                    .prepare_cached(
+                        "INSERT INTO payment_identifiers (pk, payment_pk, claimed_at_ms, expires_at)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pk) DO UPDATE SET
+                         payment_pk = excluded.payment_pk, claimed_at_ms = excluded.claimed_at_ms,
+                         expires_at = excluded.expires_at",
+                    )?
+                    .execute(params![identifier, key, now.0, expires_at])?;
+            }
+            Ok(ClaimOutcome::Claimed)
         })
         .await
+    }
+
+    async fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let key = identifier.key();
+        let expired_before = now.0.saturating_sub(CLAIM_TTL_MS);
+        let payment: Option<String> = self
+            .with_connection(move |connection| {
+                Ok(connection
+                    .prepare_cached(
+                        "SELECT payment_pk FROM payment_identifiers
+                         WHERE pk = ?1 AND claimed_at_ms > ?2",
+                    )?
+                    .query_row(params![key, expired_before], |row| row.get(0))
+                    .optional()?)
+            })
+            .await?;
+        payment.map(|key| PaymentId::parse_key(&key).ok_or(StoreError::Corrupt)).transpose()
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {

@@ -391,8 +391,12 @@ pub struct PaymentId(pub [u8; 32]);
 impl PaymentId {
     /// The claim key as stored.
     pub fn key(&self) -> String {
-        let hex: String = self.0.iter().map(|b| format!("{b:02x}")).collect();
-        format!("payment:message-sha256:{hex}")
+        format!("payment:message-sha256:{}", hex32(&self.0))
+    }
+
+    /// Parses a claim key ([`PaymentId::key`]).
+    pub fn parse_key(key: &str) -> Option<Self> {
+        key.strip_prefix("payment:message-sha256:").and_then(parse_hex32).map(Self)
     }
 }
 
@@ -405,20 +409,12 @@ pub struct UrlBinding(pub [u8; 32]);
 impl UrlBinding {
     /// The binding as stored: 64 lowercase hex digits.
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        hex32(&self.0)
     }
 
     /// Parses 64 lowercase hex digits.
     pub fn parse(text: &str) -> Option<Self> {
-        let b = text.as_bytes();
-        if b.len() != 64 || !b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
-            return None;
-        }
-        let mut out = [0u8; 32];
-        for (byte, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
-            *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-        }
-        Some(Self(out))
+        parse_hex32(text).map(Self)
     }
 }
 
@@ -428,8 +424,45 @@ impl std::fmt::Debug for UrlBinding {
     }
 }
 
-/// What a new claim records beside its payment id: the op, the called URL's binding and the
-/// payer the facilitator named at `/verify` (so a resumed delivery records it in the ledger).
+/// A `payment-identifier` id as the store knows it: HMAC-SHA256 of the id under a key only
+/// the service holds (never the id itself, which the buyer chose).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IdentifierBinding(pub [u8; 32]);
+
+impl IdentifierBinding {
+    /// The key of its mapping item: `payment-identifier:hmac-sha256:<64 hex digits>`.
+    pub fn key(&self) -> String {
+        format!("payment-identifier:hmac-sha256:{}", hex32(&self.0))
+    }
+}
+
+impl std::fmt::Debug for IdentifierBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdentifierBinding(..)")
+    }
+}
+
+/// 32 bytes as 64 lowercase hex digits.
+fn hex32(bytes: &[u8; 32]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 64 lowercase hex digits as 32 bytes.
+fn parse_hex32(text: &str) -> Option<[u8; 32]> {
+    let b = text.as_bytes();
+    if b.len() != 64 || !b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (byte, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// What a new claim records beside its payment id: the op, the called URL's binding, the
+/// payer the facilitator named at `/verify` (so a resumed delivery records it in the ledger)
+/// and the payment's `payment-identifier` id, if it carries one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewClaim {
     /// The op the payment pays for.
@@ -438,6 +471,8 @@ pub struct NewClaim {
     pub url: UrlBinding,
     /// The payer's wallet, when the facilitator named one.
     pub payer: Option<Base58Id>,
+    /// The payment's identifier, mapped to this payment with the claim (both or neither).
+    pub identifier: Option<IdentifierBinding>,
 }
 
 /// Where a claimed payment stands. Each marker is reached by exactly one [`Transition`],
@@ -588,6 +623,8 @@ pub enum ClaimOutcome {
     Claimed,
     /// It was claimed before; nothing was written.
     AlreadyClaimed,
+    /// Its identifier names another unexpired payment; nothing was written.
+    IdentifierTaken,
 }
 
 /// The outcome of moving a claim's marker.

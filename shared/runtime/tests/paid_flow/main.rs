@@ -29,6 +29,7 @@ mod basics;
 mod day0;
 mod free_tier;
 mod http_conventions;
+mod identifiers;
 mod kill_points;
 mod replays;
 mod settlement;

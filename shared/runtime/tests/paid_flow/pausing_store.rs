@@ -133,6 +133,14 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
         self.around("claim", self.inner.claim(id, claim, now)).await
     }
 
+    async fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        self.around("identified", self.inner.identified(identifier, now)).await
+    }
+
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
         self.around("claim_of", self.inner.claim_of(id)).await
     }

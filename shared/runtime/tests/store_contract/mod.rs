@@ -71,7 +71,7 @@ pub const URL: UrlBinding = UrlBinding([0xa1; 32]);
 
 /// A claim for `op` bound to [`URL`], with no payer named.
 pub fn bare(op: PaidOp) -> NewClaim {
-    NewClaim { op, url: URL, payer: None }
+    NewClaim { op, url: URL, payer: None, identifier: None }
 }
 
 fn day(text: &str) -> UtcDay {
@@ -88,6 +88,8 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
         twenty_concurrent_records_of_one_entry_count_once(fixture.clone()).await;
         concurrent_records_and_increments_of_one_day_sum_exactly(fixture.clone()).await;
         no_challenge_value_reaches_any_stored_byte(&*fixture).await;
+        an_identifier_names_the_payment_first_claimed_with_it(&*fixture).await;
+        twenty_concurrent_claims_of_one_identifier_yield_one(fixture.clone()).await;
     }
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
     verified_marker_resume_is_bounded(&*fixture).await;
@@ -368,7 +370,8 @@ async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixtu
     let store = fixture.fresh().await;
     let id = PaymentId([14; 32]);
     let payer = wallet(3);
-    let claim = NewClaim { op: PaidOp::Memo, url: URL, payer: Some(payer.clone()) };
+    let claim =
+        NewClaim { op: PaidOp::Memo, url: URL, payer: Some(payer.clone()), identifier: None };
     assert_eq!(store.claim(&id, &claim, T0).await, Ok(ClaimOutcome::Claimed));
     let stored = store.claim_of(&id).await.unwrap().unwrap();
     assert_eq!((stored.url, stored.payer), (Some(URL), Some(payer.clone())), "kept on the claim");
@@ -398,6 +401,75 @@ async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixtu
     );
     let stored = store.claim_of(&id).await.unwrap().unwrap();
     assert_eq!((stored.marker, stored.resumes), (ClaimMarker::Delivered, MAX_RESUMES));
+}
+
+/// A claim with a `payment-identifier` id binding (a multi-item transaction on DynamoDB).
+fn identified_claim(identifier: u8) -> NewClaim {
+    NewClaim { identifier: Some(IdentifierBinding([identifier; 32])), ..bare(PaidOp::Check) }
+}
+
+async fn an_identifier_names_the_payment_first_claimed_with_it<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let (first, second, third) = (PaymentId([41; 32]), PaymentId([42; 32]), PaymentId([43; 32]));
+    let identifier = IdentifierBinding([40; 32]);
+    assert_eq!(store.identified(&identifier, T0).await, Ok(None), "a new id");
+    assert_eq!(store.claim(&first, &identified_claim(40), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.identified(&identifier, at(1)).await, Ok(Some(first)));
+    assert_eq!(
+        store.claim(&second, &identified_claim(40), at(2)).await,
+        Ok(ClaimOutcome::IdentifierTaken),
+        "another payment with the same id"
+    );
+    assert_eq!(store.claim_of(&second).await, Ok(None), "both or neither: no claim written");
+    assert_eq!(
+        store.claim(&first, &identified_claim(40), at(3)).await,
+        Ok(ClaimOutcome::AlreadyClaimed),
+        "the first payment again"
+    );
+    assert_eq!(
+        store.identified(&identifier, at(CLAIM_TTL_MS)).await,
+        Ok(None),
+        "a mapping lives 24 h"
+    );
+    assert_eq!(
+        store.claim(&third, &identified_claim(40), at(CLAIM_TTL_MS)).await,
+        Ok(ClaimOutcome::Claimed),
+        "an expired mapping names the next payment claimed with its id"
+    );
+    assert_eq!(store.identified(&identifier, at(CLAIM_TTL_MS + 1)).await, Ok(Some(third)));
+    assert_eq!(
+        store.claim_of(&first).await.unwrap().map(|c| c.marker),
+        Some(ClaimMarker::Verified)
+    );
+}
+
+async fn twenty_concurrent_claims_of_one_identifier_yield_one<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..20u8)
+        .map(|n| {
+            let store = handles[usize::from(n) % handles.len()].clone();
+            let id = PaymentId([100 + n; 32]);
+            tokio::spawn(async move { (id, store.claim(&id, &identified_claim(50), T0).await) })
+        })
+        .collect();
+    let mut claimed = Vec::new();
+    for task in tasks {
+        let (id, outcome) = task.await.unwrap();
+        match outcome {
+            Ok(ClaimOutcome::Claimed) => claimed.push(id),
+            // A transaction that lost a conflict on DynamoDB is unavailable: it wrote nothing.
+            Ok(ClaimOutcome::IdentifierTaken) | Err(StoreError::Unavailable) => {
+                assert_eq!(first.claim_of(&id).await, Ok(None), "a refused claim wrote nothing");
+            }
+            other => panic!("a claim of a new payment with a taken id: {other:?}"),
+        }
+    }
+    assert_eq!(claimed.len(), 1, "exactly one of 20 payments with one id is claimed");
+    assert_eq!(first.identified(&IdentifierBinding([50; 32]), T0).await, Ok(Some(claimed[0])));
 }
 
 async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: Arc<F>) {

@@ -24,6 +24,9 @@ use crate::store::*;
 
 /// A settled payment whose verdict is owed.
 pub(in crate::api) struct Delivery {
+    /// The claim of the payment that settled (the one presented, or the first one sent with
+    /// its identifier).
+    claim: PaymentId,
     /// The settlement transaction.
     tx: Base58Id,
     /// The payer's wallet, when known.
@@ -40,14 +43,20 @@ pub(in crate::api) struct Delivery {
 
 impl Delivery {
     /// A settlement this request made.
-    pub(super) fn fresh(tx: Base58Id, payer: Option<Base58Id>, settlement: Value) -> Self {
-        Self { tx, payer, settlement, fresh: true, delivered: false }
+    pub(super) fn fresh(
+        claim: PaymentId,
+        tx: Base58Id,
+        payer: Option<Base58Id>,
+        settlement: Value,
+    ) -> Self {
+        Self { claim, tx, payer, settlement, fresh: true, delivered: false }
     }
 
     /// A settlement an earlier request made (its answer was not kept: rebuilt from the
     /// transaction and our network), with the payer its claim recorded; `delivered` when its
     /// verdict was answered before.
     pub(super) fn resumed(
+        claim: PaymentId,
         tx: Base58Id,
         payer: Option<Base58Id>,
         version: Version,
@@ -55,7 +64,7 @@ impl Delivery {
     ) -> Self {
         let settlement =
             json!({"success": true, "transaction": tx.as_str(), "network": version.network()});
-        Self { tx, payer, settlement, fresh: false, delivered }
+        Self { claim, tx, payer, settlement, fresh: false, delivered }
     }
 }
 
@@ -109,7 +118,7 @@ impl<S: Stores> Service<S> {
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
-                let _ = self.store.advance(&payment.id, &Transition::Deliver).await;
+                let _ = self.store.advance(&delivery.claim, &Transition::Deliver).await;
                 return error(ApiError::SettlementAlreadyRecorded);
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
@@ -122,7 +131,9 @@ impl<S: Stores> Service<S> {
         }
         if !delivery.delivered
             && !matches!(
-                budget.after_settle(self.store.advance(&payment.id, &Transition::Deliver)).await,
+                budget
+                    .after_settle(self.store.advance(&delivery.claim, &Transition::Deliver))
+                    .await,
                 Some(Ok(AdvanceOutcome::Advanced))
             )
         {

@@ -4,7 +4,14 @@
 //! ```text
 //! vetted (free: body, JSON, URL policy, store reachable)
 //!   -> offered        no payment header: 402 with our challenge
-//!   -> decoded        payment decoded once (core); malformed 400, wrong terms 402
+//!   -> decoded        payment decoded once (core); malformed 400, wrong terms 402; a
+//!                     `payment-identifier` id not 16-128 of [A-Za-z0-9_-]: 400
+//!   -> identified?    the id names another payment (the first sent with it): this payment
+//!                     is never verified nor settled; the first purchase answers:
+//!                       other op or called URL, or delivered 4 times: 409 id conflict
+//!                       delivered, or settled 30 s after its claim: its verdict again
+//!                       not_settled ................. 402 payment_not_settled
+//!                       anything else ............... 409 payment_identifier_pending
 //!   -> known?         the claim of this payment's identity (its transaction message):
 //!                       other op or called URL ...... 409 payment_already_used (no /verify)
 //!                       delivered (answer lost?) .... -> delivered again (resume, <= 3)
@@ -16,8 +23,9 @@
 //!                                                     else 503 settlement_outcome_unknown
 //!                       settled, undelivered ........ -> delivered again (resume, <= 3)
 //!   -> verified       facilitator /verify; refused 402, unreachable 503 (nothing settled)
-//!   -> claimed        conditional write, marker `verified`, with the payer and the called
-//!                     URL's binding (an HMAC); a lost race is 409 in flight
+//!   -> claimed        conditional write, marker `verified`, with the payer, the called
+//!                     URL's binding (an HMAC) and the id's mapping (one atomic write); a
+//!                     lost race is 409 in flight (the id taken meanwhile: 409 pending)
 //!   -> settling       marker `settling` first, then /settle within the budget; anything but
 //!                     a clean success on our network: 503 settlement_outcome_unknown
 //!   -> settled        marker `settled` with the transaction
@@ -30,6 +38,7 @@
 mod answers;
 mod binding;
 mod delivery;
+mod identifier;
 mod settlement;
 
 use http::StatusCode;
@@ -49,12 +58,13 @@ use super::errors::{ApiError, Refusal};
 use super::respond::{ApiResponse, error, json_response_bytes};
 use super::service::{Offer, Service, Stores};
 use crate::store::{
-    Base58Id, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, NewClaim, PaidOp, PaymentId, ResumeOutcome,
-    StoredClaim, UrlBinding, UtcDay,
+    ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaidOp, PaymentId,
+    ResumeOutcome, StoredClaim, UrlBinding, UtcDay,
 };
 use answers::*;
 pub(super) use binding::BindingKey;
 pub(super) use delivery::Delivery;
+pub(super) use identifier::{PAYMENT_IDENTIFIER, declaration as identifier_declaration};
 
 /// The body of a paid request: the one endpoint to check.
 #[derive(Deserialize)]
@@ -210,14 +220,20 @@ impl<S: Stores> Service<S> {
             return Ok(self.challenge_response(&offer, Refusal::PaymentRequired));
         };
         let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
+        let identifier = identifier::identifier_of(&payment.decoded.payload)?;
+        let identifier = identifier.map(|id| self.binding_key.identifier(id));
         let url = self.binding_key.url(&target);
-        let delivery = match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
-            None => {
-                let payer = self.verify(&offer, &payment, budget).await?;
-                self.claim(&payment, url, payer.clone()).await?;
-                self.settle(&payment, payer, budget).await?
-            }
-            Some(claim) => self.known(&offer, &payment, &url, claim, budget).await?,
+        let delivery = match self.first_with(identifier.as_ref(), &payment).await? {
+            Some(first) => self.first_purchase(&offer, &payment, &url, &first).await?,
+            None => match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
+                None => {
+                    let payer = self.verify(&offer, &payment, budget).await?;
+                    let claim = NewClaim { op: payment.op, url, payer: payer.clone(), identifier };
+                    self.claim(&payment, &claim).await?;
+                    self.settle(&payment, payer, budget).await?
+                }
+                Some(claim) => self.known(&offer, &payment, &url, claim, budget).await?,
+            },
         };
         Ok(self.deliver(&offer, &target, &payment, delivery, budget).await)
     }
@@ -269,20 +285,61 @@ impl<S: Stores> Service<S> {
     }
 
     /// Claims a verified payment (marker `verified`) for its op and called URL, with its
-    /// payer; a concurrent claim of the same payment won: this request stops, the other one
-    /// carries it.
-    async fn claim(
-        &self,
-        payment: &Payment,
-        url: UrlBinding,
-        payer: Option<Base58Id>,
-    ) -> Result<(), ApiResponse> {
+    /// payer and identifier; a concurrent claim of the same payment won: this request stops,
+    /// the other one carries it; another payment took the identifier meanwhile: this one is
+    /// not settled, the first one answers for the identifier.
+    async fn claim(&self, payment: &Payment, claim: &NewClaim) -> Result<(), ApiResponse> {
         let now = (self.clock)();
-        let claim = NewClaim { op: payment.op, url, payer };
-        match self.store.claim(&payment.id, &claim, now).await.map_err(store_failed)? {
+        match self.store.claim(&payment.id, claim, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
             ClaimOutcome::AlreadyClaimed => Err(error(ApiError::PaymentInFlight)),
+            ClaimOutcome::IdentifierTaken => Err(error(ApiError::PaymentIdentifierPending)),
         }
+    }
+
+    /// The payment the identifier names when it is another one than this (the first payment
+    /// sent with the id); None without an id, for a new id, or when it names this payment.
+    async fn first_with(
+        &self,
+        identifier: Option<&IdentifierBinding>,
+        payment: &Payment,
+    ) -> Result<Option<PaymentId>, ApiResponse> {
+        let Some(identifier) = identifier else {
+            return Ok(None);
+        };
+        let first = self.store.identified(identifier, (self.clock)()).await;
+        Ok(first.map_err(store_failed)?.filter(|first| *first != payment.id))
+    }
+
+    /// Another payment sent with the identifier of a first one: never verified nor settled;
+    /// answered as the first purchase stands (its verdict again, within the resume rules).
+    async fn first_purchase(
+        &self,
+        offer: &Offer<'_>,
+        payment: &Payment,
+        url: &UrlBinding,
+        first: &PaymentId,
+    ) -> Result<Delivery, ApiResponse> {
+        let now = (self.clock)();
+        let claim = self.store.claim_of(first).await.map_err(store_failed)?;
+        let claim = claim.ok_or_else(|| error(ApiError::PaymentIdentifierPending))?;
+        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
+            return Err(error(ApiError::PaymentIdentifierConflict));
+        }
+        let in_flight = now.0 < claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
+        let delivered = match claim.marker {
+            ClaimMarker::NotSettled => {
+                return Err(self
+                    .challenge_response(offer, Refusal::NotSettled)
+                    .with_settlement_failure(payment.version, Refusal::NotSettled.rule()));
+            }
+            ClaimMarker::Delivered => true,
+            ClaimMarker::Settled if !in_flight => false,
+            _ => return Err(error(ApiError::PaymentIdentifierPending)),
+        };
+        self.resume(first, payment, url, now, delivered)
+            .await
+            .map_err(|_| error(ApiError::PaymentIdentifierConflict))
     }
 
     /// A payment this service has seen before: the answer its claim's marker calls for.
@@ -302,30 +359,32 @@ impl<S: Stores> Service<S> {
         }
         let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
         match claim.marker {
-            ClaimMarker::Delivered => self.resume(payment, url, now, true).await,
+            ClaimMarker::Delivered => self.resume(&payment.id, payment, url, now, true).await,
             ClaimMarker::NotSettled => Err(self
                 .challenge_response(offer, Refusal::NotSettled)
                 .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
             _ if now.0 < in_flight_until => Err(error(ApiError::PaymentInFlight)),
             ClaimMarker::Verified => self.settle(payment, claim.payer, budget).await,
             ClaimMarker::Settling => self.resolve(offer, payment, claim.payer, budget).await,
-            ClaimMarker::Settled => self.resume(payment, url, now, false).await,
+            ClaimMarker::Settled => self.resume(&payment.id, payment, url, now, false).await,
         }
     }
 
-    /// Another delivery of a settled payment's verdict (one conditional write, at most
-    /// [`crate::store::MAX_RESUMES`] times per payment); refused: 409 already used.
+    /// Another delivery of the verdict of the settled payment `claim` (this payment, or the
+    /// first one sent with its identifier): one conditional write, at most
+    /// [`crate::store::MAX_RESUMES`] times per payment; refused: 409 already used.
     async fn resume(
         &self,
+        claim: &PaymentId,
         payment: &Payment,
         url: &UrlBinding,
         now: payability_core::report::UtcMillis,
         delivered: bool,
     ) -> Result<Delivery, ApiResponse> {
-        let resumed = self.store.resume(&payment.id, payment.op, url, now);
+        let resumed = self.store.resume(claim, payment.op, url, now);
         match resumed.await.map_err(store_failed)? {
             ResumeOutcome::Resumed { tx, payer } => {
-                Ok(Delivery::resumed(tx, payer, payment.version, delivered))
+                Ok(Delivery::resumed(*claim, tx, payer, payment.version, delivered))
             }
             ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
         }

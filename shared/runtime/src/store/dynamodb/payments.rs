@@ -3,8 +3,14 @@
 //! [`UrlBinding`]), payer wallet, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
 //! write whose answer was lost; the token lets a retried claim recognise its own first
 //! attempt instead of answering "already claimed" to the payer who made the claim.
+//!
+//! A `payment-identifier` id is an item of the same table, keyed by its binding
+//! ([`IdentifierBinding::key`]), naming the claim key of the payment first claimed with it,
+//! with its claim time and TTL; claim and mapping are one `TransactWriteItems`.
 
-use aws_sdk_dynamodb::types::ReturnValue;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{Put, ReturnValue, TransactWriteItem};
 
 use super::DynamoStore;
 use super::attributes::{
@@ -12,9 +18,9 @@ use super::attributes::{
 };
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
-    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, MAX_RESUMES,
-    NewClaim, PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, StoredAttributes,
-    StoredClaim, Transition, UrlBinding, UtcMillis,
+    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS,
+    IdentifierBinding, MAX_RESUMES, NewClaim, PaidOp, PaymentClaims, PaymentId, ResumeOutcome,
+    StoreError, StoredAttributes, StoredClaim, Transition, UrlBinding, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
@@ -25,27 +31,98 @@ impl PaymentClaims for DynamoStore {
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
         let token = claim_token()?;
-        let mut put = self
-            .client
-            .put_item()
-            .table_name(&self.tables.payments)
-            .item(KEY, text(id.key()))
-            .item("op", text(claim.op.as_str()))
-            .item("url_binding", text(claim.url.hex()))
-            .item("marker", text(ClaimMarker::Verified.as_str()))
-            .item("resumes", number(0))
-            .item("claimed_at_ms", number(now.0))
-            .item("claim_token", text(token.as_str()))
-            .item(TTL_ATTRIBUTE, number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS))))
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", KEY);
+        let expires_at = number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS)));
+        let mut item: Item = [
+            (KEY, text(id.key())),
+            ("op", text(claim.op.as_str())),
+            ("url_binding", text(claim.url.hex())),
+            ("marker", text(ClaimMarker::Verified.as_str())),
+            ("resumes", number(0)),
+            ("claimed_at_ms", number(now.0)),
+            ("claim_token", text(token.as_str())),
+            (TTL_ATTRIBUTE, expires_at.clone()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
         if let Some(payer) = &claim.payer {
-            put = put.item("payer_wallet", text(payer.as_str()));
+            item.insert("payer_wallet".to_owned(), text(payer.as_str()));
         }
-        match conditional(put.send().await)? {
-            Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
-            Conditional::ConditionFailed => self.claimed_by(id, &token).await,
+        let Some(identifier) = &claim.identifier else {
+            let put = self
+                .client
+                .put_item()
+                .table_name(&self.tables.payments)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(#pk)")
+                .expression_attribute_names("#pk", KEY);
+            return match conditional(put.send().await)? {
+                Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
+                Conditional::ConditionFailed => self.claimed_by(id, &token).await,
+            };
+        };
+        let put = Put::builder()
+            .table_name(&self.tables.payments)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", KEY)
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let mapping = Put::builder()
+            .table_name(&self.tables.payments)
+            .item(KEY, text(identifier.key()))
+            .item("payment", text(id.key()))
+            .item("claimed_at_ms", number(now.0))
+            .item(TTL_ATTRIBUTE, expires_at)
+            .condition_expression("attribute_not_exists(#pk) OR #claimed_at <= :expired_before")
+            .expression_attribute_names("#pk", KEY)
+            .expression_attribute_names("#claimed_at", "claimed_at_ms")
+            .expression_attribute_values(
+                ":expired_before",
+                number(now.0.saturating_sub(CLAIM_TTL_MS)),
+            )
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let written = self
+            .client
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().put(put).build())
+            .transact_items(TransactWriteItem::builder().put(mapping).build())
+            .send()
+            .await;
+        match written {
+            Ok(_) => Ok(ClaimOutcome::Claimed),
+            Err(SdkError::ServiceError(failure)) => match failed_conditions(failure.err()) {
+                Some([true, _]) => self.claimed_by(id, &token).await,
+                Some([false, true]) => Ok(ClaimOutcome::IdentifierTaken),
+                _ => Err(StoreError::Unavailable),
+            },
+            Err(_) => Err(StoreError::Unavailable),
         }
+    }
+
+    async fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let stored = self
+            .client
+            .get_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(identifier.key())))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let Some(item) = stored.item else {
+            return Ok(None);
+        };
+        let claimed_at: i64 = read_number(&item, "claimed_at_ms")?;
+        if claimed_at <= now.0.saturating_sub(CLAIM_TTL_MS) {
+            return Ok(None);
+        }
+        PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
@@ -166,6 +243,21 @@ impl DynamoStore {
             .map_err(unavailable)?;
         Ok(stored.item)
     }
+}
+
+/// Which items of a cancelled claim transaction failed their condition ([claim, mapping]);
+/// None when it failed for another reason.
+fn failed_conditions(error: &TransactWriteItemsError) -> Option<[bool; 2]> {
+    let TransactWriteItemsError::TransactionCanceledException(cancelled) = error else {
+        return None;
+    };
+    let failed = |n: usize| {
+        cancelled
+            .cancellation_reasons()
+            .get(n)
+            .is_some_and(|reason| reason.code() == Some("ConditionalCheckFailed"))
+    };
+    Some([failed(0), failed(1)])
 }
 
 /// A string attribute that may be absent.
