@@ -104,6 +104,7 @@ struct FacilitatorState {
     chain: Arc<Chain>,
     settle_mode: Mutex<SettleMode>,
     verify_mode: Mutex<VerifyMode>,
+    verify_delay: Mutex<Duration>,
     verify_calls: AtomicUsize,
     settle_calls: AtomicUsize,
     settle_gate: Gate,
@@ -122,6 +123,7 @@ impl Facilitator {
             chain,
             settle_mode: Mutex::new(SettleMode::Normal),
             verify_mode: Mutex::new(VerifyMode::Normal),
+            verify_delay: Mutex::new(Duration::ZERO),
             verify_calls: AtomicUsize::new(0),
             settle_calls: AtomicUsize::new(0),
             settle_gate: Gate::default(),
@@ -150,6 +152,11 @@ impl Facilitator {
     /// How `/verify` answers from now on.
     pub fn set_verify_mode(&self, mode: VerifyMode) {
         *self.state.verify_mode.lock().unwrap() = mode;
+    }
+
+    /// How long `/verify` takes from now on.
+    pub fn set_verify_delay(&self, delay: Duration) {
+        *self.state.verify_delay.lock().unwrap() = delay;
     }
 
     /// `/verify` calls so far.
@@ -197,6 +204,8 @@ async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
         ),
         ("POST", "/verify") => {
             state.verify_calls.fetch_add(1, Ordering::SeqCst);
+            let delay = *state.verify_delay.lock().unwrap();
+            tokio::time::sleep(delay.min(HOLD_LIMIT)).await;
             let mode = *state.verify_mode.lock().unwrap();
             match (mode, payment_of(&request.body)) {
                 (VerifyMode::Down, _) => Reply::json(503, &json!({"error": "down"})),

@@ -31,5 +31,6 @@ mod free_tier;
 mod http_conventions;
 mod identifiers;
 mod kill_points;
+mod latency;
 mod replays;
 mod settlement;
