@@ -138,8 +138,8 @@ async fn schema_version_is_recorded_and_a_newer_one_is_refused() {
     let connection = rusqlite::Connection::open(&path).expect("opens");
     let version: i64 =
         connection.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-    assert_eq!(version, 4);
-    connection.pragma_update(None, "user_version", 5).unwrap();
+    assert_eq!(version, 5);
+    connection.pragma_update(None, "user_version", 6).unwrap();
     assert!(matches!(SqliteStore::open(&path), Err(StoreError::Corrupt)), "a newer schema");
 }
 

@@ -60,6 +60,24 @@ pub trait PaymentClaims: Send + Sync {
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
 
+    /// Takes a payer's early-fetch lease for `holder` until `until` (one conditional write):
+    /// true when no other payment of the payer holds an unexpired one, so a payer has at most
+    /// one fetch running while its settlement is in flight.
+    fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Gives back the payer's early-fetch lease if `holder` holds it (else writes nothing).
+    fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
     /// The payment an identifier names, while its mapping is younger than [`CLAIM_TTL_MS`]
     /// (a strongly consistent read).
     fn identified(

@@ -29,8 +29,13 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
 /// Version 2 added the `day0` table to version 1; version 3 the claim's URL binding and payer;
-/// version 4 the `payment_identifiers` table.
-const SCHEMA_VERSION: i64 = 4;
+/// version 4 the `payment_identifiers` table; version 5 the `early_fetch` table.
+const SCHEMA_VERSION: i64 = 5;
+
+/// What version 5 adds to version 4: each payer's early-fetch lease.
+const EARLY_FETCH_TABLE: &str = "CREATE TABLE IF NOT EXISTS early_fetch (
+     pk TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, held_until_ms INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
 
 /// What version 4 adds to version 3: each `payment-identifier` id's binding, mapped to the
 /// claim key of the payment first claimed with it.
@@ -224,7 +229,7 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
     match version {
-        0..=3 => {
+        0..=4 => {
             if version == 0 {
                 transaction.execute_batch(&SQL.schema)?;
             }
@@ -234,7 +239,10 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
             if version <= 2 {
                 transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
             }
-            transaction.execute_batch(IDENTIFIERS_TABLE)?;
+            if version <= 3 {
+                transaction.execute_batch(IDENTIFIERS_TABLE)?;
+            }
+            transaction.execute_batch(EARLY_FETCH_TABLE)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         SCHEMA_VERSION => {}
@@ -494,6 +502,47 @@ impl PaymentClaims for SqliteStore {
                     .execute(params![identifier, key, now.0, expires_at])?;
             }
             Ok(ClaimOutcome::Claimed)
+        })
+        .await
+    }
+
+    async fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> Result<bool, StoreError> {
+        let (key, holder) = (early_fetch_key(payer), holder.key());
+        let expires_at = epoch_seconds(until.0);
+        self.in_write_transaction(move |transaction| {
+            let taken = transaction
+                .prepare_cached(
+                    "INSERT INTO early_fetch (pk, holder, held_until_ms, expires_at)
+                     VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pk) DO UPDATE SET
+                     holder = excluded.holder, held_until_ms = excluded.held_until_ms,
+                     expires_at = excluded.expires_at
+                     WHERE early_fetch.held_until_ms <= ?5 OR early_fetch.holder = excluded.holder",
+                )?
+                .execute(params![key, holder, until.0, expires_at, now.0])?;
+            Ok(taken == 1)
+        })
+        .await
+    }
+
+    async fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> Result<(), StoreError> {
+        let (key, holder) = (early_fetch_key(payer), holder.key());
+        self.in_write_transaction(move |transaction| {
+            transaction
+                .prepare_cached(
+                    "UPDATE early_fetch SET held_until_ms = 0 WHERE pk = ?1 AND holder = ?2",
+                )?
+                .execute(params![key, holder])?;
+            Ok(())
         })
         .await
     }

@@ -442,6 +442,11 @@ impl std::fmt::Debug for IdentifierBinding {
     }
 }
 
+/// The key of a payer's early-fetch lease: `early-fetch:wallet:<wallet>`.
+pub fn early_fetch_key(payer: &Base58Id) -> String {
+    format!("early-fetch:wallet:{}", payer.as_str())
+}
+
 /// 32 bytes as 64 lowercase hex digits.
 fn hex32(bytes: &[u8; 32]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -79,6 +79,8 @@ pub enum SettleMode {
     Refuse,
     /// Lands, answers success after this long.
     SlowThenSettle(Duration),
+    /// Does not land, answers `success: false` after this long.
+    SlowThenRefuse(Duration),
     /// Lands, closes the connection without answering.
     LandThenDrop,
     /// Lands, answers 500.
@@ -225,7 +227,10 @@ async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
                 return Reply::json(400, &json!({"success": false}));
             };
             let network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
-            if mode == SettleMode::Refuse {
+            if let SettleMode::SlowThenRefuse(pause) = mode {
+                tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
+            }
+            if matches!(mode, SettleMode::Refuse | SettleMode::SlowThenRefuse(_)) {
                 let refusal = json!({
                     "success": false,
                     "errorReason": "transaction_failed",
@@ -246,7 +251,9 @@ async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
                 })
             };
             match mode {
-                SettleMode::Normal | SettleMode::Refuse => Reply::json(200, &success(network)),
+                SettleMode::Normal | SettleMode::Refuse | SettleMode::SlowThenRefuse(_) => {
+                    Reply::json(200, &success(network))
+                }
                 SettleMode::SlowThenSettle(pause) => {
                     tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
                     Reply::json(200, &success(network))

@@ -65,3 +65,10 @@ pub fn outcome_unknown(answer: &Answer) {
 pub fn conflict(answer: &Answer, rule: &str) {
     assert_eq!((answer.status, answer.rule()), (409, Some(rule)), "{answer}");
 }
+
+/// Custody: nothing the seller answered (its memo, `seller-memo-…`, a canary) is in the answer,
+/// its headers included.
+pub fn nothing_of_the_capture(answer: &Answer) {
+    let seen = format!("{answer} {:?}", answer.headers);
+    assert!(!seen.contains("seller-memo"), "a captured value reached the answer: {seen}");
+}

@@ -27,6 +27,7 @@ mod world;
 
 mod basics;
 mod day0;
+mod early_fetch;
 mod free_tier;
 mod http_conventions;
 mod identifiers;

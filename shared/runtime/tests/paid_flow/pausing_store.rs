@@ -133,6 +133,25 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
         self.around("claim", self.inner.claim(id, claim, now)).await
     }
 
+    async fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> Result<bool, StoreError> {
+        self.around("lease_early_fetch", self.inner.lease_early_fetch(payer, holder, now, until))
+            .await
+    }
+
+    async fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> Result<(), StoreError> {
+        self.around("release_early_fetch", self.inner.release_early_fetch(payer, holder)).await
+    }
+
     async fn identified(
         &self,
         identifier: &IdentifierBinding,

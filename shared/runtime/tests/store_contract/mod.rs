@@ -94,6 +94,7 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
     verified_marker_resume_is_bounded(&*fixture).await;
     a_delivered_verdict_is_delivered_again_for_its_op_and_url_only(&*fixture).await;
+    a_payer_holds_one_early_fetch_lease_at_a_time(&*fixture).await;
     fifty_concurrent_claims_of_one_payment_yield_one(fixture.clone()).await;
     free_tier_enforces_interval_and_daily_cap(&*fixture).await;
     two_hundred_concurrent_prechecks_yield_one(fixture.clone()).await;
@@ -401,6 +402,26 @@ async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixtu
     );
     let stored = store.claim_of(&id).await.unwrap().unwrap();
     assert_eq!((stored.marker, stored.resumes), (ClaimMarker::Delivered, MAX_RESUMES));
+}
+
+async fn a_payer_holds_one_early_fetch_lease_at_a_time<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let (payer, other_payer) = (wallet(6), wallet(7));
+    let (first, second) = (PaymentId([61; 32]), PaymentId([62; 32]));
+    let until = at(10_000);
+    let lease = |payer, holder, now| store.lease_early_fetch(payer, holder, now, until);
+    assert_eq!(lease(&payer, &first, T0).await, Ok(true), "a free lease");
+    assert_eq!(lease(&payer, &first, at(1)).await, Ok(true), "its holder takes it again");
+    assert_eq!(lease(&payer, &second, at(2)).await, Ok(false), "held for another payment");
+    assert_eq!(lease(&other_payer, &second, at(2)).await, Ok(true), "one lease per payer");
+    assert_eq!(store.release_early_fetch(&payer, &second).await, Ok(()), "not its holder");
+    assert_eq!(lease(&payer, &second, at(3)).await, Ok(false), "still held");
+    assert_eq!(store.release_early_fetch(&payer, &first).await, Ok(()));
+    assert_eq!(lease(&payer, &second, at(4)).await, Ok(true), "given back");
+    let later = store.lease_early_fetch(&payer, &first, until, at(20_000)).await;
+    assert_eq!(later, Ok(true), "an expired lease (its request died) is free");
+    let unknown = wallet(8);
+    assert_eq!(store.release_early_fetch(&unknown, &first).await, Ok(()), "nothing to give back");
 }
 
 /// A claim with a `payment-identifier` id binding (a multi-item transaction on DynamoDB).

@@ -1,8 +1,9 @@
-//! After the money: fetch and grade the target, write the ledger entry and its count in one
-//! atomic write (unique per settled transaction, so a verdict is counted exactly when its
-//! entry is new), mark the claim delivered and answer.
-//! The Solana fee and the CAD rate are looked up alongside the fetch and wait at most
-//! [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry records them as pending.
+//! After the money: grade the target (fetched alongside the settlement, or now), write the
+//! ledger entry and its count in one atomic write (unique per settled transaction, so a
+//! verdict is counted exactly when its entry is new), mark the claim delivered and answer.
+//! The Solana fee and the CAD rate are looked up alongside the fetch (or the grading of an
+//! early capture) and wait at most [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry
+//! records them as pending.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -68,6 +69,14 @@ impl Delivery {
     }
 }
 
+/// What the target answered, in memory only until graded (never logged, never stored).
+pub(in crate::api) enum Fetched {
+    /// The check's one fetch.
+    Check(FetchOutcome),
+    /// The memo check's two fetches, back to back.
+    Memo([FetchOutcome; 2]),
+}
+
 /// A graded verdict: the unsigned report, its time and what the ledger records of it.
 pub(in crate::api) struct Verdict {
     report: UnsignedReport,
@@ -76,13 +85,15 @@ pub(in crate::api) struct Verdict {
 }
 
 impl<S: Stores> Service<S> {
-    /// Fetches and grades (the fee and rate lookups alongside), records and answers 200.
+    /// Grades `early` (fetched alongside the settlement) or fetches and grades now (the fee
+    /// and rate lookups alongside), records and answers 200.
     pub(super) async fn deliver(
         &self,
         offer: &Offer<'_>,
         target: &TargetUrl,
         payment: &Payment,
         delivery: Delivery,
+        early: Option<Fetched>,
         budget: &Budget,
     ) -> ApiResponse {
         let today = UtcDay::of((self.clock)());
@@ -96,8 +107,13 @@ impl<S: Stores> Service<S> {
             };
             tokio::join!(fee, rate)
         };
-        let (verdict, side) =
-            alongside(self.verdict(offer.route, target, false), side, SIDE_LOOKUP_GRACE).await;
+        let verdict = async {
+            match early {
+                Some(fetched) => self.graded(target, fetched, false),
+                None => self.verdict(offer.route, target, false).await,
+            }
+        };
+        let (verdict, side) = alongside(verdict, side, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
             return error(ApiError::ClockOutOfRange);
         };
@@ -180,9 +196,23 @@ impl<S: Stores> Service<S> {
     /// Fetches the target (once, or twice for memo), grades, and assembles the unsigned
     /// report; None only when the clock is outside the years a report can carry.
     async fn verdict(&self, route: PaidRoute, target: &TargetUrl, house: bool) -> Option<Verdict> {
+        let fetched = self.fetch(route, target).await;
+        self.graded(target, fetched, house)
+    }
+
+    /// Fetches the target: once for check, twice back to back for memo.
+    pub(super) async fn fetch(&self, route: PaidRoute, target: &TargetUrl) -> Fetched {
         match route {
-            PaidRoute::Check => {
-                let outcome: FetchOutcome = self.fetcher.fetch(target).await;
+            PaidRoute::Check => Fetched::Check(self.fetcher.fetch(target).await),
+            PaidRoute::Memo => Fetched::Memo(self.fetcher.fetch_twice(target).await),
+        }
+    }
+
+    /// Grades what was fetched and assembles the unsigned report at the current time; None
+    /// only when the clock is outside the years a report can carry.
+    fn graded(&self, target: &TargetUrl, fetched: Fetched, house: bool) -> Option<Verdict> {
+        match fetched {
+            Fetched::Check(outcome) => {
                 let graded = grade_check(target.as_str(), &outcome);
                 let recorded = LedgerVerdict::Check {
                     state: graded.state,
@@ -192,8 +222,7 @@ impl<S: Stores> Service<S> {
                 let report = check_report(target, graded, at, house).ok()?;
                 Some(Verdict { report, at, recorded })
             }
-            PaidRoute::Memo => {
-                let [first, second] = self.fetcher.fetch_twice(target).await;
+            Fetched::Memo([first, second]) => {
                 let graded = grade_memo(&first, &second);
                 let recorded = LedgerVerdict::Memo { state: graded.state };
                 let at = (self.clock)();

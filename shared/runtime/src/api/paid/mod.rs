@@ -27,9 +27,11 @@
 //!                     URL's binding (an HMAC) and the id's mapping (one atomic write); a
 //!                     lost race is 409 in flight (the id taken meanwhile: 409 pending)
 //!   -> settling       marker `settling` first, then /settle within the budget; anything but
-//!                     a clean success on our network: 503 settlement_outcome_unknown
+//!                     a clean success on our network: 503 settlement_outcome_unknown;
+//!                     alongside, the fetch, when the payer's early-fetch lease is free
+//!                     (the capture kept in memory, dropped unless settled)
 //!   -> settled        marker `settled` with the transaction
-//!   -> fetched, graded, ledgered (unique per transaction), counted (once), delivered (200)
+//!   -> (fetched), graded, ledgered (unique per transaction), counted (once), delivered (200)
 //! ```
 //!
 //! The claim markers and their moves are [`crate::store::ClaimMarker`] and
@@ -38,6 +40,7 @@
 mod answers;
 mod binding;
 mod delivery;
+mod early;
 mod identifier;
 mod settlement;
 
@@ -223,19 +226,19 @@ impl<S: Stores> Service<S> {
         let identifier = identifier::identifier_of(&payment.decoded.payload)?;
         let identifier = identifier.map(|id| self.binding_key.identifier(id));
         let url = self.binding_key.url(&target);
-        let delivery = match self.first_with(identifier.as_ref(), &payment).await? {
-            Some(first) => self.first_purchase(&offer, &payment, &url, &first).await?,
+        let (delivery, early) = match self.first_with(identifier.as_ref(), &payment).await? {
+            Some(first) => (self.first_purchase(&offer, &payment, &url, &first).await?, None),
             None => match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
                 None => {
                     let payer = self.verify(&offer, &payment, budget).await?;
                     let claim = NewClaim { op: payment.op, url, payer: payer.clone(), identifier };
                     self.claim(&payment, &claim).await?;
-                    self.settle(&payment, payer, budget).await?
+                    self.settle_and_fetch(route, &target, &payment, payer, budget).await?
                 }
-                Some(claim) => self.known(&offer, &payment, &url, claim, budget).await?,
+                Some(claim) => (self.known(&offer, &payment, &url, claim, budget).await?, None),
             },
         };
-        Ok(self.deliver(&offer, &target, &payment, delivery, budget).await)
+        Ok(self.deliver(&offer, &target, &payment, delivery, early, budget).await)
     }
 
     /// A cheap read: a store that cannot be reached answers 503 before any payment is

@@ -17,6 +17,7 @@ use super::attributes::{
     Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number, read_text, text,
 };
 use super::errors::{Conditional, conditional, unavailable};
+use crate::store::early_fetch_key;
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS,
     IdentifierBinding, MAX_RESUMES, NewClaim, PaidOp, PaymentClaims, PaymentId, ResumeOutcome,
@@ -99,6 +100,58 @@ impl PaymentClaims for DynamoStore {
             },
             Err(_) => Err(StoreError::Unavailable),
         }
+    }
+
+    /// One conditional `UpdateItem` of `early-fetch:wallet:<payer>`: free, expired or ours.
+    async fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> Result<bool, StoreError> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(early_fetch_key(payer))))
+            .update_expression("SET #holder = :holder, #until = :until, #ttl = :ttl")
+            .condition_expression(
+                "attribute_not_exists(#pk) OR #until <= :now OR #holder = :holder",
+            )
+            .expression_attribute_names("#pk", KEY)
+            .expression_attribute_names("#holder", "holder")
+            .expression_attribute_names("#until", "held_until_ms")
+            .expression_attribute_names("#ttl", TTL_ATTRIBUTE)
+            .expression_attribute_values(":holder", text(holder.key()))
+            .expression_attribute_values(":until", number(until.0))
+            .expression_attribute_values(":ttl", number(epoch_seconds(until.0)))
+            .expression_attribute_values(":now", number(now.0))
+            .send()
+            .await;
+        Ok(matches!(conditional(update)?, Conditional::Written(_)))
+    }
+
+    /// One conditional `UpdateItem`: `held_until_ms = 0` if `holder` holds it.
+    async fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> Result<(), StoreError> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(early_fetch_key(payer))))
+            .update_expression("SET #until = :zero")
+            .condition_expression("#holder = :holder")
+            .expression_attribute_names("#holder", "holder")
+            .expression_attribute_names("#until", "held_until_ms")
+            .expression_attribute_values(":holder", text(holder.key()))
+            .expression_attribute_values(":zero", number(0))
+            .send()
+            .await;
+        conditional(update).map(drop)
     }
 
     async fn identified(
