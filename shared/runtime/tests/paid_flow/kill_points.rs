@@ -25,6 +25,9 @@ enum Cut {
     DuringEarlyFetch,
     /// While the facilitator holds `/settle` (the transaction has landed).
     DuringSettle,
+    /// Right after the payer's early-fetch lease was taken, while the facilitator holds
+    /// `/settle` (the transaction has landed): the lease is left to expire.
+    AfterTheLease,
     /// Never: the request runs to its end (claim `delivered`) and its answer is lost.
     AnswerLost,
 }
@@ -59,6 +62,17 @@ async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
         Cut::DuringSettle => {
             world.facilitator.set_settle_mode(SettleMode::Hold);
             world.kill_when(world.facilitator.settle_held(), request).await
+        }
+        Cut::AfterTheLease => {
+            world.facilitator.set_settle_mode(SettleMode::Hold);
+            world.store.pause(Point::After("lease_early_fetch"));
+            let store = world.store.clone();
+            let both = async {
+                tokio::join!(store.reached(), world.facilitator.settle_held());
+            };
+            let killed = world.kill_when(both, request).await;
+            world.store.disarm();
+            killed
         }
         Cut::AnswerLost => {
             let lost = world.send(request).await;
@@ -104,6 +118,7 @@ kill_point_tests! {
     killed_during_settle_after_landing => Cut::DuringSettle, Some("settling");
     killed_during_the_fetch => Cut::DuringFetch, Some("settled");
     killed_during_the_early_fetch_while_settling => Cut::DuringEarlyFetch, Some("settling");
+    killed_after_the_early_fetch_lease_while_settling => Cut::AfterTheLease, Some("settling");
     killed_after_settle_before_the_ledger => Cut::Store(Point::BEFORE_RECORD), Some("settled");
     killed_after_the_ledger_before_the_answer => Cut::Store(Point::AFTER_RECORD), Some("settled");
     delivered_and_its_answer_lost => Cut::AnswerLost, Some("delivered");
