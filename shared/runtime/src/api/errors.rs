@@ -189,7 +189,7 @@ impl ApiError {
             }
             Self::UrlRefused(refusal) => refusal.message(),
             Self::UrlTooLongForGet => {
-                "with GET, this request's URL (path and query) is over 2,400 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
+                "with GET, this request's URL (path and query) is over 2,200 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
             }
             Self::PaymentMalformed(refusal) => refusal.message(),
             Self::PrecheckTakesNoPayment => {
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn the_get_length_message_states_the_bound() {
         let bound = crate::api::MAX_GET_RESOURCE_URL_BYTES;
-        assert_eq!(bound, 2_400, "the url_too_long_for_get message says 2,400 bytes");
+        assert_eq!(bound, 2_200, "the url_too_long_for_get message says 2,200 bytes");
     }
 
     #[test]
