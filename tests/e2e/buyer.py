@@ -17,6 +17,10 @@ with PAYMENT-SIGNATURE.
     python buyer.py --sdk-v1 ... the SDK's own V1 scheme fed the 402's v1 JSON body, sent as
         X-PAYMENT (x402 2.x's V1 scheme DOES add a Memo instruction: extra.memo or a nonce).
     python buyer.py --replay-last --payment-file FILE [--url URL]   resend a saved payment.
+    --payment-id ID   the x402 payment-identifier extension: the SDK's own
+        append_payment_identifier_to_extensions in a before-payment hook (it adds the id only
+        when the 402 declares the extension, and refuses a malformed id); with --hand the id
+        is written into `extensions` as given (malformed ones included).
 
 Tampering (--v1/--hand only): --amount N, --destination ADDR, --memo TEXT, --no-memo,
 --fee-payer ADDR, --echo-memo TEXT (v2: the memo written into `accepted`).
@@ -28,7 +32,9 @@ Retry-After header or null), "payment_header"
 "v2": decoded header or null} of the 402 that was paid), "error" (null, or why no payment was
 sent)}. Exit 0 when an HTTP answer was obtained (whatever its status), 3 when the buyer
 refused or failed to build a payment (the official client refuses a challenge without
-extra.feePayer), 2 on bad arguments.
+extra.feePayer), 2 on bad arguments. With --payment-id (SDK mode) the line also has
+"payment_identifier": {"declared": the 402's extensions["payment-identifier"] or null,
+"sdk_declaration": the SDK's declare_payment_identifier_extension()}.
 """
 
 from __future__ import annotations
@@ -132,6 +138,24 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
     client = x402Client()
     register_exact_svm_client(client, KeypairSigner(kp), rpc_url=args.rpc)
     challenge = {}
+    if args.payment_id is not None:
+        from x402.extensions.payment_identifier import (
+            PAYMENT_IDENTIFIER,
+            append_payment_identifier_to_extensions,
+            declare_payment_identifier_extension,
+        )
+
+        noted = {"declared": None, "sdk_declaration": declare_payment_identifier_extension()}
+        res["payment_identifier"] = noted
+
+        def add_payment_id(ctx) -> None:
+            extensions = ctx.payment_required.extensions
+            if extensions is None:
+                return
+            noted["declared"] = json.loads(json.dumps(extensions.get(PAYMENT_IDENTIFIER)))
+            append_payment_identifier_to_extensions(extensions, args.payment_id)
+
+        client.on_before_payment_creation(add_payment_id)
 
     def note_402(status: int, headers) -> None:
         if status == 402 and "v2" not in challenge:
@@ -193,9 +217,14 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
         try:
             resp = await http_client.request(args.method, args.url, content=request_body,
                                              headers={"Content-Type": "application/json"})
-        except Exception as e:  # noqa: BLE001 - the SDK refusing to pay is a result
+        except Exception as e:  # noqa: BLE001 - the SDK refusing to pay (or timing out) is a result
             res["error"] = f"{type(e).__name__}: {e}"
             res["challenge"] = {"v1": None, "v2": challenge.get("v2")}
+            # A paid retry that timed out (the client closed its connection) was still sent.
+            res["payment_header"] = sent.get("header")
+            if sent.get("header"):
+                save_payment(args.save_payment, args.url, args.method, request_body,
+                             sent["header"]["name"], sent["header"]["value"])
             return res
         await resp.aread()
     fill_response(res, resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.content)
@@ -324,6 +353,9 @@ def hand_mode(args, kp, request_body: bytes, version: int) -> Result:
                 accepted.setdefault("extra", {})["memo"] = args.echo_memo
             payment = {"x402Version": 2, "resource": v2.get("resource"), "accepted": accepted,
                        "payload": {"transaction": sp.tx_to_b64(tx)}}
+            if args.payment_id is not None:
+                payment["extensions"] = {"payment-identifier": {
+                    "info": {"required": False, "id": args.payment_id}}}
             name = "PAYMENT-SIGNATURE"
     except (ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
         res["error"] = f"{type(e).__name__}: {e}"
@@ -376,6 +408,7 @@ def main() -> int:
     ap.add_argument("--no-memo", action="store_true")
     ap.add_argument("--fee-payer")
     ap.add_argument("--echo-memo")
+    ap.add_argument("--payment-id", help="payment-identifier id (see the module documentation)")
     ap.add_argument("--timeout", type=float, default=20.0)
     args = ap.parse_args()
 

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use payability_core::payment::memo::PaidRoute;
 use payability_runtime::api::budget::{
-    ANSWER_MARGIN, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound, paid_deadline,
+    ANSWER_MARGIN, EARLY_FETCH_LEASE_BOUND, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound,
+    paid_deadline,
 };
 use payability_runtime::api::{
     API_GATEWAY_REQUEST_QUOTA_BYTES, MAX_GET_RESOURCE_URL_BYTES, PAID_REQUEST_BUDGET_BYTES, Route,
@@ -303,6 +304,13 @@ fn paid_request_budgets_fit_their_function_timeouts() {
             + SIDE_LOOKUP_GRACE
             + RECORD_BOUND;
         assert!(longest <= deadline, "{id}: steps of {longest:?} exceed the {deadline:?} deadline");
+        // The fetch alongside the settlement (after at most the lease's wait) ends no later
+        // than the serial path it replaces: the reserve above covers it.
+        let alongside = facilitator::REQUEST_TIMEOUT
+            + facilitator::SETTLE_TIMEOUT.max(EARLY_FETCH_LEASE_BOUND + fetch_bound(route))
+            + SIDE_LOOKUP_GRACE
+            + RECORD_BOUND;
+        assert!(alongside <= longest, "{id}: the early path ({alongside:?}) outlasts {longest:?}");
     }
 }
 

@@ -18,7 +18,7 @@ use payability_runtime::store::dynamodb::{
     DynamoStore, METRICS_SHARDS, RequestBounds, TableNames, create_tables,
 };
 use payability_runtime::store::*;
-use store_contract::{Fixture, T0, run_all};
+use store_contract::{Fixture, T0, URL, bare, run_all};
 use tokio::net::TcpListener;
 
 /// `name=url,name=url`: the local servers, set by `scripts/test`.
@@ -151,9 +151,9 @@ async fn creating_the_tables_again_keeps_them() {
     for (name, endpoint) in local_servers() {
         let fixture = DynamoFixture::new(&name, &endpoint);
         let store = fixture.fresh().await;
-        store.claim(&PaymentId([1; 32]), PaidOp::Memo, T0).await.unwrap();
+        store.claim(&PaymentId([1; 32]), &bare(PaidOp::Memo), T0).await.unwrap();
         assert_eq!(create_tables(store.client(), store.tables()).await, Ok(()), "{name}");
-        let again = store.claim(&PaymentId([1; 32]), PaidOp::Memo, T0).await;
+        let again = store.claim(&PaymentId([1; 32]), &bare(PaidOp::Memo), T0).await;
         assert_eq!(again, Ok(ClaimOutcome::AlreadyClaimed), "{name}: the claim survived");
     }
 }
@@ -208,7 +208,7 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             "claim",
             Box::pin({
                 let (store, payment) = (s(store), payment);
-                async move { store.claim(&payment, PaidOp::Check, T0).await.map(drop) }
+                async move { store.claim(&payment, &bare(PaidOp::Check), T0).await.map(drop) }
             }),
         ),
         (
@@ -222,7 +222,7 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             "resume",
             Box::pin({
                 let store = s(store);
-                async move { store.resume(&payment, PaidOp::Check, T0).await.map(drop) }
+                async move { store.resume(&payment, PaidOp::Check, &URL, T0).await.map(drop) }
             }),
         ),
         (
@@ -360,7 +360,7 @@ async fn latency_per_operation() {
                 timed(RUNS, |n| async move {
                     let id = payment_id(n);
                     assert_eq!(
-                        store.claim(&id, PaidOp::Check, T0).await,
+                        store.claim(&id, &bare(PaidOp::Check), T0).await,
                         Ok(ClaimOutcome::Claimed)
                     );
                 })

@@ -15,7 +15,7 @@ use payability_core::grade::{CheckState, MemoState};
 use payability_runtime::store::ledger_record::LEDGER_ATTRIBUTES;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::*;
-use store_contract::{Fixture, T0, run_all};
+use store_contract::{Fixture, T0, URL, bare, run_all};
 
 /// A directory under the system temp dir, unique to this process and call, removed on drop.
 struct ScratchDir(PathBuf);
@@ -138,8 +138,8 @@ async fn schema_version_is_recorded_and_a_newer_one_is_refused() {
     let connection = rusqlite::Connection::open(&path).expect("opens");
     let version: i64 =
         connection.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-    assert_eq!(version, 2);
-    connection.pragma_update(None, "user_version", 3).unwrap();
+    assert_eq!(version, 5);
+    connection.pragma_update(None, "user_version", 6).unwrap();
     assert!(matches!(SqliteStore::open(&path), Err(StoreError::Corrupt)), "a newer schema");
 }
 
@@ -152,7 +152,11 @@ async fn a_version_1_file_gains_the_day0_table_and_keeps_its_rows() {
     drop(store);
     {
         let connection = rusqlite::Connection::open(&path).expect("opens");
-        connection.execute_batch("DROP TABLE day0; PRAGMA user_version = 1;").unwrap();
+        connection
+            .execute_batch(&format!(
+                "DROP TABLE day0; {VERSION_3_COLUMNS_DROPPED} PRAGMA user_version = 1;"
+            ))
+            .unwrap();
     }
     let store = SqliteStore::open(&path).expect("migrates version 1");
     assert_eq!(store.day0().await, Ok(None));
@@ -160,6 +164,47 @@ async fn a_version_1_file_gains_the_day0_table_and_keeps_its_rows() {
     assert_eq!(store.day0().await, Ok(Some(T0)));
     let today = UtcDay::of(T0).unwrap();
     assert_eq!(store.days(&today, &today).await.unwrap()[0].counts.get("precheck"), Some(&1));
+}
+
+/// Takes a file back to the payments table of version 2 (no URL binding, no payer).
+const VERSION_3_COLUMNS_DROPPED: &str =
+    "ALTER TABLE payments DROP COLUMN url_binding; ALTER TABLE payments DROP COLUMN payer_wallet;";
+
+#[tokio::test]
+async fn a_version_2_file_keeps_its_claims_and_resumes_an_unbound_one_only_while_settled() {
+    let fixture = SqliteFixture::default();
+    let path = fixture.new_database();
+    let (settled, delivered) = (payment_id(1), payment_id(2));
+    let tx = Base58Id::parse(&"5".repeat(88)).unwrap();
+    let store = SqliteStore::open(&path).expect("creates the schema");
+    for claimed in [&settled, &delivered] {
+        store.claim(claimed, &bare(PaidOp::Check), T0).await.unwrap();
+        store.advance(claimed, &Transition::Settle).await.unwrap();
+        store.advance(claimed, &Transition::Settled(tx.clone())).await.unwrap();
+    }
+    store.advance(&delivered, &Transition::Deliver).await.unwrap();
+    drop(store);
+    {
+        let connection = rusqlite::Connection::open(&path).expect("opens");
+        connection
+            .execute_batch(&format!("{VERSION_3_COLUMNS_DROPPED} PRAGMA user_version = 2;"))
+            .unwrap();
+    }
+    let store = SqliteStore::open(&path).expect("migrates version 2");
+    let claim = store.claim_of(&settled).await.unwrap().expect("the claim is kept");
+    assert_eq!((claim.marker, claim.url, claim.payer), (ClaimMarker::Settled, None, None));
+    let later = UtcMillis(T0.0 + IN_FLIGHT_MS);
+    let other_url = UrlBinding([0xee; 32]);
+    assert_eq!(
+        store.resume(&settled, PaidOp::Check, &other_url, later).await,
+        Ok(ResumeOutcome::Resumed { tx, payer: None }),
+        "an unbound settled claim resumes as before bindings were kept"
+    );
+    assert_eq!(
+        store.resume(&delivered, PaidOp::Check, &URL, later).await,
+        Ok(ResumeOutcome::Refused),
+        "an unbound delivered claim is never delivered again: its URL is not known"
+    );
 }
 
 #[test]
@@ -238,7 +283,7 @@ async fn contend(store: &SqliteStore) -> (u32, u32) {
     let (mut claimed, mut allowed) = (0, 0);
     for n in 0..ATTEMPTS_PER_PROCESS {
         let payment = payment_id(n);
-        if store.claim(&payment, PaidOp::Check, T0).await.unwrap() == ClaimOutcome::Claimed {
+        if store.claim(&payment, &bare(PaidOp::Check), T0).await.unwrap() == ClaimOutcome::Claimed {
             claimed += 1;
         }
         let caller = CallerKey::SourceIp(IpAddr::V4(Ipv4Addr::from(n)));
@@ -286,9 +331,11 @@ async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreErr
         WriteCall::Append => store.record(&pending_entry(2)).await.map(drop),
         WriteCall::FillCad => store.fill_cad(&pending_entry(1).key(), &rate()).await.map(drop),
         WriteCall::MarkRefunded => store.mark_refunded(&pending_entry(1).key()).await.map(drop),
-        WriteCall::Claim => store.claim(&PaymentId([7; 32]), PaidOp::Memo, T0).await.map(drop),
+        WriteCall::Claim => {
+            store.claim(&PaymentId([7; 32]), &bare(PaidOp::Memo), T0).await.map(drop)
+        }
         WriteCall::Advance => store.advance(&claimed, &Transition::Settle).await.map(drop),
-        WriteCall::Resume => store.resume(&claimed, PaidOp::Check, T0).await.map(drop),
+        WriteCall::Resume => store.resume(&claimed, PaidOp::Check, &URL, T0).await.map(drop),
         WriteCall::TryUse => store.try_use(&caller, T0).await.map(drop),
         WriteCall::Increment => store.increment(Counter::Precheck, T0).await,
         WriteCall::PutRate => store.put(&day("2026-11-28"), &rate()).await,
@@ -302,7 +349,7 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     let store = SqliteStore::open_with_busy_timeout(&path, Duration::from_millis(100)).unwrap();
     let claimed = payment_id(100);
     store.record(&pending_entry(1)).await.unwrap();
-    store.claim(&claimed, PaidOp::Check, T0).await.unwrap();
+    store.claim(&claimed, &bare(PaidOp::Check), T0).await.unwrap();
 
     let counted = store.days(&day("2026-11-29"), &day("2026-11-29")).await;
     let locker = rusqlite::Connection::open(&path).expect("opens");
@@ -316,15 +363,22 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     locker.execute_batch("ROLLBACK").expect("releases the lock");
 
     assert_eq!(store.cad_pending(10).await, Ok(vec![pending_entry(1)]), "no append, no fill");
-    assert_eq!(store.claim(&PaymentId([7; 32]), PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(
+        store.claim(&PaymentId([7; 32]), &bare(PaidOp::Memo), T0).await,
+        Ok(ClaimOutcome::Claimed)
+    );
     assert_eq!(store.advance(&claimed, &Transition::Settle).await, Ok(AdvanceOutcome::Advanced));
     let settled = Transition::Settled(Base58Id::parse(&"5".repeat(88)).unwrap());
     assert_eq!(store.advance(&claimed, &settled).await, Ok(AdvanceOutcome::Advanced));
     for _ in 0..MAX_RESUMES {
-        let resumed = store.resume(&claimed, PaidOp::Check, UtcMillis(T0.0 + IN_FLIGHT_MS)).await;
+        let resumed =
+            store.resume(&claimed, PaidOp::Check, &URL, UtcMillis(T0.0 + IN_FLIGHT_MS)).await;
         assert_eq!(
             resumed,
-            Ok(ResumeOutcome::Resumed { tx: Base58Id::parse(&"5".repeat(88)).unwrap() }),
+            Ok(ResumeOutcome::Resumed {
+                tx: Base58Id::parse(&"5".repeat(88)).unwrap(),
+                payer: None
+            }),
             "no resume counted"
         );
     }
@@ -395,9 +449,9 @@ async fn per_operation_latency_medians() {
         let counter = Counter::PaidMemo(MemoState::Bound);
         let timings = [
             timed(store.record(&pending_entry(n))).await,
-            timed(store.claim(&payment, PaidOp::Check, T0)).await,
+            timed(store.claim(&payment, &bare(PaidOp::Check), T0)).await,
             timed(store.advance(&payment, &Transition::Settle)).await,
-            timed(store.resume(&payment, PaidOp::Check, T0)).await,
+            timed(store.resume(&payment, PaidOp::Check, &URL, T0)).await,
             timed(store.try_use(&caller, T0)).await,
             timed(store.increment(counter, T0)).await,
             timed(store.get(&day("2026-11-28"))).await,

@@ -4,12 +4,15 @@
 //!
 //! ```text
 //! start ── verify, store reads ── | settle (SETTLE_TIMEOUT) | fetch | record | ── deadline
+//!                                 | lease | fetch alongside |   (when the payer's lease is free)
 //! ```
 //!
 //! `/settle` is called only when its whole bound, the fetch and the recording still fit:
-//! otherwise the request stops before any money moves. After settlement nothing is cut
-//! short by choice: the fetch has its own published bound, and the store writes after it
-//! get what is left.
+//! otherwise the request stops before any money moves. The fetch runs alongside `/settle`
+//! when the payer's early-fetch lease is had within [`EARLY_FETCH_LEASE_BOUND`], else after
+//! it: the serial path is the longest, and it is the one reserved. After settlement nothing
+//! is cut short by choice: the fetch has its own published bound, and the store writes after
+//! it get what is left.
 
 use std::future::Future;
 use std::time::Duration;
@@ -26,6 +29,17 @@ pub const ANSWER_MARGIN: Duration = Duration::from_secs(3);
 pub const RECORD_BOUND: Duration = Duration::from_secs(2);
 /// The longest the Solana fee and CAD rate lookups may hold a response beyond the fetch.
 pub const SIDE_LOOKUP_GRACE: Duration = Duration::from_millis(50);
+
+/// How long a payer's early-fetch lease holds when its request dies before giving it back:
+/// longer than a settlement may take.
+pub const EARLY_FETCH_LEASE: Duration = Duration::from_secs(10);
+/// The longest the early-fetch lease is waited for before the fetch falls back to after the
+/// settlement.
+pub const EARLY_FETCH_LEASE_BOUND: Duration = Duration::from_millis(500);
+
+const _: () = assert!(
+    EARLY_FETCH_LEASE.as_millis() > crate::payment::facilitator::SETTLE_TIMEOUT.as_millis()
+);
 
 /// A paid route's deadline, from the request's start.
 pub const fn paid_deadline(route: PaidRoute) -> Duration {

@@ -39,8 +39,17 @@ pub enum ApiError {
     NotCovered,
     /// The route does not answer this method.
     MethodNotAllowed,
-    /// The payment already bought its verdict (or is for the other op).
+    /// The payment's verdict was delivered as often as it may be, or the payment is for the
+    /// other op or another called URL.
     PaymentAlreadyUsed,
+    /// A `payment-identifier` id is not 16 to 128 characters of `[A-Za-z0-9_-]`.
+    PaymentIdentifierInvalid,
+    /// The payment's `payment-identifier` id names a purchase of the other op or another URL,
+    /// or one whose verdict was delivered as often as it may be.
+    PaymentIdentifierConflict,
+    /// The payment's `payment-identifier` id names another payment that is not settled here
+    /// yet (or whose outcome is not known).
+    PaymentIdentifierPending,
     /// Another request is carrying this payment now.
     PaymentInFlight,
     /// `/settle` was called and its outcome is not known yet.
@@ -86,6 +95,9 @@ impl ApiError {
             Self::NotCovered,
             Self::MethodNotAllowed,
             Self::PaymentAlreadyUsed,
+            Self::PaymentIdentifierInvalid,
+            Self::PaymentIdentifierConflict,
+            Self::PaymentIdentifierPending,
             Self::PaymentInFlight,
             Self::SettlementOutcomeUnknown,
             Self::PaymentNotStarted,
@@ -111,10 +123,14 @@ impl ApiError {
             | Self::UrlMissing
             | Self::UrlRefused(_)
             | Self::PaymentMalformed(_)
+            | Self::PaymentIdentifierInvalid
             | Self::PrecheckTakesNoPayment => StatusCode::BAD_REQUEST,
             Self::NotFound | Self::NotCovered => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::PaymentAlreadyUsed | Self::PaymentInFlight => StatusCode::CONFLICT,
+            Self::PaymentAlreadyUsed
+            | Self::PaymentIdentifierConflict
+            | Self::PaymentIdentifierPending
+            | Self::PaymentInFlight => StatusCode::CONFLICT,
             Self::SettlementAlreadyRecorded => StatusCode::BAD_GATEWAY,
             Self::SettlementOutcomeUnknown
             | Self::PaymentNotStarted
@@ -143,6 +159,9 @@ impl ApiError {
             Self::NotCovered => "not_covered",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::PaymentAlreadyUsed => "payment_already_used",
+            Self::PaymentIdentifierInvalid => "payment_identifier_invalid",
+            Self::PaymentIdentifierConflict => "payment_identifier_conflict",
+            Self::PaymentIdentifierPending => "payment_identifier_pending",
             Self::PaymentInFlight => "payment_in_flight",
             Self::SettlementOutcomeUnknown => "settlement_outcome_unknown",
             Self::PaymentNotStarted => "payment_not_started",
@@ -170,7 +189,7 @@ impl ApiError {
             }
             Self::UrlRefused(refusal) => refusal.message(),
             Self::UrlTooLongForGet => {
-                "with GET, this request's URL (path and query) is over 2,400 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
+                "with GET, this request's URL (path and query) is over 2,200 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
             }
             Self::PaymentMalformed(refusal) => refusal.message(),
             Self::PrecheckTakesNoPayment => {
@@ -182,6 +201,15 @@ impl ApiError {
                 "this route does not answer this method (see the Allow header)"
             }
             Self::PaymentAlreadyUsed => "this payment was already used; a payment buys one verdict",
+            Self::PaymentIdentifierInvalid => {
+                "extensions.payment-identifier.info.id must be 16 to 128 characters of A-Z, a-z, 0-9, _ and -; this service did not verify or settle this payment"
+            }
+            Self::PaymentIdentifierConflict => {
+                "this payment identifier names a purchase of the other op or another URL, or one delivered as often as it may be; this service did not verify or settle this payment; a new purchase takes a new identifier"
+            }
+            Self::PaymentIdentifierPending => {
+                "the first payment sent with this payment identifier is not settled here yet, or its outcome is not known; this service did not settle this payment; retry the first payment in 30 seconds; do not pay again"
+            }
             Self::PaymentInFlight => {
                 "this payment is being processed by another request; retry this same payment in 30 seconds; do not pay again"
             }
@@ -212,6 +240,7 @@ impl ApiError {
     pub fn retry_after(self) -> Option<&'static str> {
         match self {
             Self::PaymentInFlight
+            | Self::PaymentIdentifierPending
             | Self::SettlementOutcomeUnknown
             | Self::PaymentNotStarted
             | Self::StoreUnavailable => Some("30"),
@@ -296,7 +325,7 @@ mod tests {
     #[test]
     fn the_get_length_message_states_the_bound() {
         let bound = crate::api::MAX_GET_RESOURCE_URL_BYTES;
-        assert_eq!(bound, 2_400, "the url_too_long_for_get message says 2,400 bytes");
+        assert_eq!(bound, 2_200, "the url_too_long_for_get message says 2,200 bytes");
     }
 
     #[test]

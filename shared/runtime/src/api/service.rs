@@ -74,6 +74,8 @@ pub struct Service<S> {
     pub(super) config: ServiceConfig,
     pub(super) signer: ReportSigner,
     pub(super) memo_key: MemoKey,
+    /// Keys the called-URL binding a payment claim keeps.
+    pub(super) binding_key: super::paid::BindingKey,
     pub(super) fetcher: Fetcher,
     pub(super) facilitator: Option<Facilitator>,
     fee_payer: OnceCell<String>,
@@ -117,6 +119,7 @@ impl<S: Stores> Service<S> {
         Ok(Self {
             signer,
             memo_key: MemoKey::derive(signing_seed),
+            binding_key: super::paid::BindingKey::derive(signing_seed),
             fetcher,
             facilitator,
             fee_payer: OnceCell::new(),
@@ -195,7 +198,8 @@ impl<S: Stores> Service<S> {
     /// Our challenge for an offer with a fresh, tagged, expiring memo, carrying `error`
     /// (`"<rule>: <message>"`) in both legs and the route's discovery description (the
     /// bazaar extension in the v2 header, `outputSchema` in the v1 body) for the method of
-    /// the request being answered.
+    /// the request being answered, and the `payment-identifier` declaration (v2 header only:
+    /// v1 has no `extensions`).
     pub(super) fn challenge(&self, offer: &Offer<'_>, error: &str) -> OwnChallenge {
         let now = (self.clock)();
         let mut nonce = [0u8; 12];
@@ -203,9 +207,11 @@ impl<S: Stores> Service<S> {
         let expires = UtcMillis(now.0 + MEMO_LIFETIME_MS);
         let memo = issue_memo(&self.memo_key, offer.route, expires, nonce);
         let described = discovery::description(offer.route, offer.call);
+        let mut extensions = described.extensions.clone();
+        extensions[super::paid::PAYMENT_IDENTIFIER] = super::paid::identifier_declaration();
         let notes = ChallengeNotes {
             error,
-            extensions: Some(&described.extensions),
+            extensions: Some(&extensions),
             output_schema: Some(&described.output_schema),
         };
         own_challenge_with(&self.terms(offer, &memo), &notes)

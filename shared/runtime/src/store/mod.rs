@@ -48,14 +48,43 @@ pub trait Ledger: Send + Sync {
 
 /// Payment claims: each payment is used once; its marker moves only along a [`Transition`].
 pub trait PaymentClaims: Send + Sync {
-    /// Claims a payment for an op (conditional put, marker `verified`): exactly one
-    /// concurrent claim wins.
+    /// Claims a payment for an op and a called URL, with its payer (conditional put, marker
+    /// `verified`): exactly one concurrent claim wins. With an identifier, the claim and the
+    /// identifier's mapping to this payment are one atomic write, refused
+    /// ([`ClaimOutcome::IdentifierTaken`]) while the identifier names another payment claimed
+    /// less than [`CLAIM_TTL_MS`] ago.
     fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
+
+    /// Takes a payer's early-fetch lease for `holder` until `until` (one conditional write):
+    /// true when no other payment of the payer holds an unexpired one, so a payer has at most
+    /// one fetch running while its settlement is in flight.
+    fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Gives back the payer's early-fetch lease if `holder` holds it (else writes nothing).
+    fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The payment an identifier names, while its mapping is younger than [`CLAIM_TTL_MS`]
+    /// (a strongly consistent read).
+    fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<Option<PaymentId>, StoreError>> + Send;
 
     /// The stored claim of a payment, if any (a strongly consistent read: it decides which
     /// answer a known payment gets; every move is still a conditional write).
@@ -72,12 +101,16 @@ pub trait PaymentClaims: Send + Sync {
         transition: &Transition,
     ) -> impl Future<Output = Result<AdvanceOutcome, StoreError>> + Send;
 
-    /// Resume: a retry of a settled, not yet delivered, unexpired payment for the same op,
-    /// after it left flight, at most [`MAX_RESUMES`] times; returns its settlement transaction.
+    /// Resume: a retry of a settled, unexpired payment for the same op and called URL, at
+    /// most [`MAX_RESUMES`] times, one conditional write: a `settled` claim after it left
+    /// flight (an undelivered verdict), or a `delivered` one (its answer maybe lost); a claim
+    /// without a binding (written before bindings were kept) resumes only from `settled`.
+    /// Returns its settlement transaction and payer.
     fn resume(
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ResumeOutcome, StoreError>> + Send;
 }

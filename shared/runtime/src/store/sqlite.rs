@@ -28,8 +28,24 @@ use super::*;
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
-/// Version 2 added the `day0` table to version 1.
-const SCHEMA_VERSION: i64 = 2;
+/// Version 2 added the `day0` table to version 1; version 3 the claim's URL binding and payer;
+/// version 4 the `payment_identifiers` table; version 5 the `early_fetch` table.
+const SCHEMA_VERSION: i64 = 5;
+
+/// What version 5 adds to version 4: each payer's early-fetch lease.
+const EARLY_FETCH_TABLE: &str = "CREATE TABLE IF NOT EXISTS early_fetch (
+     pk TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, held_until_ms INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
+
+/// What version 4 adds to version 3: each `payment-identifier` id's binding, mapped to the
+/// claim key of the payment first claimed with it.
+const IDENTIFIERS_TABLE: &str = "CREATE TABLE IF NOT EXISTS payment_identifiers (
+     pk TEXT PRIMARY KEY NOT NULL, payment_pk TEXT NOT NULL, claimed_at_ms INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
+
+/// What version 3 adds to version 2: a claim's called-URL binding and its payer's wallet.
+const CLAIM_BINDING_COLUMNS: &str = "ALTER TABLE payments ADD COLUMN url_binding TEXT;
+     ALTER TABLE payments ADD COLUMN payer_wallet TEXT;";
 
 /// What version 2 adds to version 1: Day-0, one row at most (first write wins).
 const DAY0_TABLE: &str = "CREATE TABLE IF NOT EXISTS day0 (pk TEXT PRIMARY KEY NOT NULL
@@ -213,13 +229,20 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
     match version {
-        0 => {
-            transaction.execute_batch(&SQL.schema)?;
-            transaction.execute_batch(DAY0_TABLE)?;
-            transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        }
-        1 => {
-            transaction.execute_batch(DAY0_TABLE)?;
+        0..=4 => {
+            if version == 0 {
+                transaction.execute_batch(&SQL.schema)?;
+            }
+            if version <= 1 {
+                transaction.execute_batch(DAY0_TABLE)?;
+            }
+            if version <= 2 {
+                transaction.execute_batch(CLAIM_BINDING_COLUMNS)?;
+            }
+            if version <= 3 {
+                transaction.execute_batch(IDENTIFIERS_TABLE)?;
+            }
+            transaction.execute_batch(EARLY_FETCH_TABLE)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         SCHEMA_VERSION => {}
@@ -422,45 +445,163 @@ impl PaymentClaims for SqliteStore {
     async fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
         let key = id.key();
         let expires_at = epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS));
+        let (op, url) = (claim.op, claim.url.hex());
+        let payer = claim.payer.as_ref().map(|payer| payer.as_str().to_owned());
+        let identifier = claim.identifier.map(|identifier| identifier.key());
+        let expired_before = now.0.saturating_sub(CLAIM_TTL_MS);
         self.in_write_transaction(move |transaction| {
+            // The write lock is held from the first statement: checks, claim and map are one.
+            // A claimed payment is already claimed whatever its id (as on DynamoDB).
+            let claimed = transaction
+                .prepare_cached("SELECT 1 FROM payments WHERE pk = ?1")?
+                .exists(params![key])?;
+            if claimed {
+                return Ok(ClaimOutcome::AlreadyClaimed);
+            }
+            if let Some(identifier) = &identifier {
+                let taken = transaction
+                    .prepare_cached(
+                        "SELECT 1 FROM payment_identifiers WHERE pk = ?1 AND claimed_at_ms > ?2",
+                    )?
+                    .exists(params![identifier, expired_before])?;
+                if taken {
+                    return Ok(ClaimOutcome::IdentifierTaken);
+                }
+            }
             let inserted = transaction
                 .prepare_cached(
-                    "INSERT INTO payments (pk, op, marker, resumes, claimed_at_ms, expires_at)
-                     VALUES (?1, ?2, ?3, 0, ?4, ?5) ON CONFLICT (pk) DO NOTHING",
+                    "INSERT INTO payments (pk, op, marker, resumes, claimed_at_ms, expires_at,
+                         url_binding, payer_wallet)
+                     VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7) ON CONFLICT (pk) DO NOTHING",
                 )?
                 .execute(params![
                     key,
                     op.as_str(),
                     ClaimMarker::Verified.as_str(),
                     now.0,
-                    expires_at
+                    expires_at,
+                    url,
+                    payer
                 ])?;
-            Ok(if inserted == 1 { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
+            if inserted != 1 {
+                return Ok(ClaimOutcome::AlreadyClaimed);
+            }
+            if let Some(identifier) = &identifier {
+                transaction
+                    .prepare_cached(
+                        "INSERT INTO payment_identifiers (pk, payment_pk, claimed_at_ms, expires_at)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pk) DO UPDATE SET
+                         payment_pk = excluded.payment_pk, claimed_at_ms = excluded.claimed_at_ms,
+                         expires_at = excluded.expires_at",
+                    )?
+                    .execute(params![identifier, key, now.0, expires_at])?;
+            }
+            Ok(ClaimOutcome::Claimed)
         })
         .await
     }
 
+    async fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> Result<bool, StoreError> {
+        let (key, holder) = (early_fetch_key(payer), holder.key());
+        let expires_at = epoch_seconds(until.0);
+        self.in_write_transaction(move |transaction| {
+            let taken = transaction
+                .prepare_cached(
+                    "INSERT INTO early_fetch (pk, holder, held_until_ms, expires_at)
+                     VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pk) DO UPDATE SET
+                     holder = excluded.holder, held_until_ms = excluded.held_until_ms,
+                     expires_at = excluded.expires_at
+                     WHERE early_fetch.held_until_ms <= ?5 OR early_fetch.holder = excluded.holder",
+                )?
+                .execute(params![key, holder, until.0, expires_at, now.0])?;
+            Ok(taken == 1)
+        })
+        .await
+    }
+
+    async fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> Result<(), StoreError> {
+        let (key, holder) = (early_fetch_key(payer), holder.key());
+        self.in_write_transaction(move |transaction| {
+            transaction
+                .prepare_cached(
+                    "UPDATE early_fetch SET held_until_ms = 0 WHERE pk = ?1 AND holder = ?2",
+                )?
+                .execute(params![key, holder])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let key = identifier.key();
+        let expired_before = now.0.saturating_sub(CLAIM_TTL_MS);
+        let payment: Option<String> = self
+            .with_connection(move |connection| {
+                Ok(connection
+                    .prepare_cached(
+                        "SELECT payment_pk FROM payment_identifiers
+                         WHERE pk = ?1 AND claimed_at_ms > ?2",
+                    )?
+                    .query_row(params![key, expired_before], |row| row.get(0))
+                    .optional()?)
+            })
+            .await?;
+        payment.map(|key| PaymentId::parse_key(&key).ok_or(StoreError::Corrupt)).transpose()
+    }
+
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
+        type Row = (String, String, i64, i64, Option<String>, Option<String>, Option<String>);
         let key = id.key();
         self.with_connection(move |connection| {
-            let row: Option<(String, String, i64, i64, Option<String>)> = connection
+            let row: Option<Row> = connection
                 .prepare_cached(
-                    "SELECT op, marker, claimed_at_ms, resumes, payment_tx FROM payments WHERE pk = ?1",
+                    "SELECT op, marker, claimed_at_ms, resumes, payment_tx, url_binding,
+                         payer_wallet FROM payments WHERE pk = ?1",
                 )?
                 .query_row(params![key], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                        row.get(6)?,
+                    ))
                 })
                 .optional()?;
             Ok(row)
         })
         .await?
-        .map(|(op, marker, claimed_at, resumes, tx)| {
-            StoredClaim::from_stored(&op, &marker, claimed_at, resumes, tx.as_deref())
+        .map(|(op, marker, claimed_at_ms, resumes, tx, url, payer)| {
+            StoredClaim::from_stored(StoredAttributes {
+                op: &op,
+                marker: &marker,
+                claimed_at_ms,
+                resumes,
+                tx: tx.as_deref(),
+                url: url.as_deref(),
+                payer: payer.as_deref(),
+            })
         })
         .transpose()
     }
@@ -489,18 +630,21 @@ impl PaymentClaims for SqliteStore {
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> Result<ResumeOutcome, StoreError> {
         let key = id.key();
+        let url = url.hex();
         // Unexpired: now < claimed_at + CLAIM_TTL_MS, i.e. claimed_at > now - CLAIM_TTL_MS.
         let claimed_after = now.0.saturating_sub(CLAIM_TTL_MS);
         self.in_write_transaction(move |transaction| {
-            let tx: Option<Option<String>> = transaction
+            let row: Option<(Option<String>, Option<String>)> = transaction
                 .prepare_cached(
                     "UPDATE payments SET resumes = resumes + 1
-                     WHERE pk = ?1 AND op = ?2 AND marker = ?3 AND resumes < ?4
-                       AND claimed_at_ms > ?5 AND claimed_at_ms <= ?6
-                     RETURNING payment_tx",
+                     WHERE pk = ?1 AND op = ?2 AND resumes < ?4 AND claimed_at_ms > ?5
+                       AND ((marker = ?3 AND claimed_at_ms <= ?6) OR marker = ?7)
+                       AND (url_binding = ?8 OR (url_binding IS NULL AND marker = ?3))
+                     RETURNING payment_tx, payer_wallet",
                 )?
                 .query_row(
                     params![
@@ -509,19 +653,21 @@ impl PaymentClaims for SqliteStore {
                         ClaimMarker::Settled.as_str(),
                         MAX_RESUMES,
                         claimed_after,
-                        now.0.saturating_sub(IN_FLIGHT_MS)
+                        now.0.saturating_sub(IN_FLIGHT_MS),
+                        ClaimMarker::Delivered.as_str(),
+                        url
                     ],
-                    |row| row.get(0),
+                    |row| Ok((row.get(0)?, row.get(1)?)),
                 )
                 .optional()?;
-            match tx {
-                None => Ok(ResumeOutcome::Refused),
-                Some(tx) => tx
-                    .as_deref()
-                    .and_then(Base58Id::parse)
-                    .map(|tx| ResumeOutcome::Resumed { tx })
-                    .ok_or(StoreError::Corrupt),
-            }
+            let Some((tx, payer)) = row else {
+                return Ok(ResumeOutcome::Refused);
+            };
+            let tx = tx.as_deref().and_then(Base58Id::parse).ok_or(StoreError::Corrupt)?;
+            let payer = payer
+                .map(|payer| Base58Id::parse(&payer).ok_or(StoreError::Corrupt))
+                .transpose()?;
+            Ok(ResumeOutcome::Resumed { tx, payer })
         })
         .await
     }

@@ -1,6 +1,8 @@
 //! The values the store keeps. Every stored string is typed and either derived from our own
 //! data (states, times, the verdict line) or validated (base58 ids), so no stored item can
-//! hold a URL, a challenge value, a fragment or a hash of one.
+//! hold a URL, a challenge value, a fragment or a plain hash of one. The one value derived
+//! from a URL is a claim's [`UrlBinding`]: an HMAC under a key only the service holds, on the
+//! claim only (24 h TTL), never in the ledger.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -22,7 +24,8 @@ pub const FREE_SOURCE_MIN_INTERVAL_MS: i64 = 5_000;
 /// The key of the Day-0 item in the metrics store: the UTC instant of the first outside paid
 /// ledger entry (written once, first write wins; house entries never write it).
 pub const DAY0_KEY: &str = "day0";
-/// How often one settled, undelivered payment may be resumed.
+/// How often one settled payment's verdict may be delivered again (a resume of an
+/// undelivered claim, or a re-delivery of a delivered one whose answer was lost).
 pub const MAX_RESUMES: u32 = 3;
 /// How long after its claim a payment may still be in flight (its original request
 /// settling and delivering; API Gateway ends every request within 30 s): a resume comes
@@ -388,9 +391,93 @@ pub struct PaymentId(pub [u8; 32]);
 impl PaymentId {
     /// The claim key as stored.
     pub fn key(&self) -> String {
-        let hex: String = self.0.iter().map(|b| format!("{b:02x}")).collect();
-        format!("payment:message-sha256:{hex}")
+        format!("payment:message-sha256:{}", hex32(&self.0))
     }
+
+    /// Parses a claim key ([`PaymentId::key`]).
+    pub fn parse_key(key: &str) -> Option<Self> {
+        key.strip_prefix("payment:message-sha256:").and_then(parse_hex32).map(Self)
+    }
+}
+
+/// The called URL a claim is bound to: HMAC-SHA256 of the URL under a key only the service
+/// holds (derived from the signing seed), so a retry of the payment is recognised for the
+/// same URL while the store never holds the URL or a hash anyone else can recompute.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct UrlBinding(pub [u8; 32]);
+
+impl UrlBinding {
+    /// The binding as stored: 64 lowercase hex digits.
+    pub fn hex(&self) -> String {
+        hex32(&self.0)
+    }
+
+    /// Parses 64 lowercase hex digits.
+    pub fn parse(text: &str) -> Option<Self> {
+        parse_hex32(text).map(Self)
+    }
+}
+
+impl std::fmt::Debug for UrlBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UrlBinding(..)")
+    }
+}
+
+/// A `payment-identifier` id as the store knows it: HMAC-SHA256 of the id under a key only
+/// the service holds (never the id itself, which the buyer chose).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IdentifierBinding(pub [u8; 32]);
+
+impl IdentifierBinding {
+    /// The key of its mapping item: `payment-identifier:hmac-sha256:<64 hex digits>`.
+    pub fn key(&self) -> String {
+        format!("payment-identifier:hmac-sha256:{}", hex32(&self.0))
+    }
+}
+
+impl std::fmt::Debug for IdentifierBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdentifierBinding(..)")
+    }
+}
+
+/// The key of a payer's early-fetch lease: `early-fetch:wallet:<wallet>`.
+pub fn early_fetch_key(payer: &Base58Id) -> String {
+    format!("early-fetch:wallet:{}", payer.as_str())
+}
+
+/// 32 bytes as 64 lowercase hex digits.
+fn hex32(bytes: &[u8; 32]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 64 lowercase hex digits as 32 bytes.
+fn parse_hex32(text: &str) -> Option<[u8; 32]> {
+    let b = text.as_bytes();
+    if b.len() != 64 || !b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (byte, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// What a new claim records beside its payment id: the op, the called URL's binding, the
+/// payer the facilitator named at `/verify` (so a resumed delivery records it in the ledger)
+/// and the payment's `payment-identifier` id, if it carries one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewClaim {
+    /// The op the payment pays for.
+    pub op: PaidOp,
+    /// The called URL's binding.
+    pub url: UrlBinding,
+    /// The payer's wallet, when the facilitator named one.
+    pub payer: Option<Base58Id>,
+    /// The payment's identifier, mapped to this payment with the claim (both or neither).
+    pub identifier: Option<IdentifierBinding>,
 }
 
 /// Where a claimed payment stands. Each marker is reached by exactly one [`Transition`],
@@ -488,26 +575,48 @@ pub struct StoredClaim {
     pub resumes: u32,
     /// The settlement transaction, once settled.
     pub tx: Option<Base58Id>,
+    /// The called URL's binding (None on a claim written before bindings were kept).
+    pub url: Option<UrlBinding>,
+    /// The payer's wallet, when the facilitator named one at `/verify`.
+    pub payer: Option<Base58Id>,
+}
+
+/// A claim's attributes as both backends store them (text as stored, before validation).
+#[derive(Debug, Clone, Copy)]
+pub struct StoredAttributes<'a> {
+    /// `op`.
+    pub op: &'a str,
+    /// `marker`.
+    pub marker: &'a str,
+    /// `claimed_at_ms`.
+    pub claimed_at_ms: i64,
+    /// `resumes`.
+    pub resumes: i64,
+    /// `payment_tx`, once settled.
+    pub tx: Option<&'a str>,
+    /// `url_binding`.
+    pub url: Option<&'a str>,
+    /// `payer_wallet`.
+    pub payer: Option<&'a str>,
 }
 
 impl StoredClaim {
     /// A claim from its stored attributes (both backends store the same ones); anything this
     /// code does not write is [`StoreError::Corrupt`].
-    pub fn from_stored(
-        op: &str,
-        marker: &str,
-        claimed_at_ms: i64,
-        resumes: i64,
-        tx: Option<&str>,
-    ) -> Result<Self, StoreError> {
-        let op = [PaidOp::Check, PaidOp::Memo].into_iter().find(|o| o.as_str() == op);
-        let tx = tx.map(|tx| Base58Id::parse(tx).ok_or(StoreError::Corrupt)).transpose()?;
+    pub fn from_stored(stored: StoredAttributes<'_>) -> Result<Self, StoreError> {
+        let op = [PaidOp::Check, PaidOp::Memo].into_iter().find(|o| o.as_str() == stored.op);
+        let base58 = |text: Option<&str>| {
+            text.map(|text| Base58Id::parse(text).ok_or(StoreError::Corrupt)).transpose()
+        };
+        let url = stored.url.map(|url| UrlBinding::parse(url).ok_or(StoreError::Corrupt));
         Ok(Self {
             op: op.ok_or(StoreError::Corrupt)?,
-            marker: ClaimMarker::parse(marker).ok_or(StoreError::Corrupt)?,
-            claimed_at: UtcMillis(claimed_at_ms),
-            resumes: u32::try_from(resumes).map_err(|_| StoreError::Corrupt)?,
-            tx,
+            marker: ClaimMarker::parse(stored.marker).ok_or(StoreError::Corrupt)?,
+            claimed_at: UtcMillis(stored.claimed_at_ms),
+            resumes: u32::try_from(stored.resumes).map_err(|_| StoreError::Corrupt)?,
+            tx: base58(stored.tx)?,
+            url: url.transpose()?,
+            payer: base58(stored.payer)?,
         })
     }
 }
@@ -519,6 +628,8 @@ pub enum ClaimOutcome {
     Claimed,
     /// It was claimed before; nothing was written.
     AlreadyClaimed,
+    /// Its identifier names another unexpired payment; nothing was written.
+    IdentifierTaken,
 }
 
 /// The outcome of moving a claim's marker.
@@ -530,16 +641,19 @@ pub enum AdvanceOutcome {
     NotAtMarker,
 }
 
-/// The outcome of a resume (re-delivery of a settled payment's verdict).
+/// The outcome of a resume (another delivery of a settled payment's verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeOutcome {
-    /// The payment was settled and not delivered: deliver its verdict without settling again.
+    /// The payment was settled (or delivered, and its answer maybe lost): deliver its verdict
+    /// again without settling again.
     Resumed {
         /// The settlement transaction recorded with the claim.
         tx: Base58Id,
+        /// The payer's wallet recorded with the claim.
+        payer: Option<Base58Id>,
     },
-    /// No claim, another op, not settled, delivered, expired, still in flight, or resumed
-    /// [`MAX_RESUMES`] times already.
+    /// No claim, another op or URL, not settled, expired, settled but still in flight, or
+    /// resumed [`MAX_RESUMES`] times already.
     Refused,
 }
 

@@ -79,6 +79,8 @@ pub enum SettleMode {
     Refuse,
     /// Lands, answers success after this long.
     SlowThenSettle(Duration),
+    /// Does not land, answers `success: false` after this long.
+    SlowThenRefuse(Duration),
     /// Lands, closes the connection without answering.
     LandThenDrop,
     /// Lands, answers 500.
@@ -104,6 +106,7 @@ struct FacilitatorState {
     chain: Arc<Chain>,
     settle_mode: Mutex<SettleMode>,
     verify_mode: Mutex<VerifyMode>,
+    verify_delay: Mutex<Duration>,
     verify_calls: AtomicUsize,
     settle_calls: AtomicUsize,
     settle_gate: Gate,
@@ -122,6 +125,7 @@ impl Facilitator {
             chain,
             settle_mode: Mutex::new(SettleMode::Normal),
             verify_mode: Mutex::new(VerifyMode::Normal),
+            verify_delay: Mutex::new(Duration::ZERO),
             verify_calls: AtomicUsize::new(0),
             settle_calls: AtomicUsize::new(0),
             settle_gate: Gate::default(),
@@ -150,6 +154,11 @@ impl Facilitator {
     /// How `/verify` answers from now on.
     pub fn set_verify_mode(&self, mode: VerifyMode) {
         *self.state.verify_mode.lock().unwrap() = mode;
+    }
+
+    /// How long `/verify` takes from now on.
+    pub fn set_verify_delay(&self, delay: Duration) {
+        *self.state.verify_delay.lock().unwrap() = delay;
     }
 
     /// `/verify` calls so far.
@@ -197,6 +206,8 @@ async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
         ),
         ("POST", "/verify") => {
             state.verify_calls.fetch_add(1, Ordering::SeqCst);
+            let delay = *state.verify_delay.lock().unwrap();
+            tokio::time::sleep(delay.min(HOLD_LIMIT)).await;
             let mode = *state.verify_mode.lock().unwrap();
             match (mode, payment_of(&request.body)) {
                 (VerifyMode::Down, _) => Reply::json(503, &json!({"error": "down"})),
@@ -216,7 +227,10 @@ async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
                 return Reply::json(400, &json!({"success": false}));
             };
             let network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
-            if mode == SettleMode::Refuse {
+            if let SettleMode::SlowThenRefuse(pause) = mode {
+                tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
+            }
+            if matches!(mode, SettleMode::Refuse | SettleMode::SlowThenRefuse(_)) {
                 let refusal = json!({
                     "success": false,
                     "errorReason": "transaction_failed",
@@ -237,7 +251,9 @@ async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
                 })
             };
             match mode {
-                SettleMode::Normal | SettleMode::Refuse => Reply::json(200, &success(network)),
+                SettleMode::Normal | SettleMode::Refuse | SettleMode::SlowThenRefuse(_) => {
+                    Reply::json(200, &success(network))
+                }
                 SettleMode::SlowThenSettle(pause) => {
                     tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
                     Reply::json(200, &success(network))

@@ -1,6 +1,7 @@
-//! The request killed at each point of the paid flow, then the same payment retried past the
-//! in-flight window: whatever the point, the money moves at most once and, once it moved, buys
-//! exactly one verdict, one ledger row and one paid count.
+//! The request killed at each point of the paid flow (or run to its end with its answer
+//! lost), then the same payment retried past the in-flight window: whatever the point, the
+//! money moves at most once and, once it moved, buys one verdict (delivered again, at most
+//! three times, when its answer may have been lost), one ledger row and one paid count.
 
 use std::time::Duration;
 
@@ -17,10 +18,18 @@ const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
 enum Cut {
     /// At a store operation.
     Store(Point),
-    /// While the target holds the fetch.
+    /// While the target holds the fetch, the payment settled.
     DuringFetch,
+    /// While the target holds the fetch alongside a `/settle` the facilitator holds (the
+    /// transaction has landed).
+    DuringEarlyFetch,
     /// While the facilitator holds `/settle` (the transaction has landed).
     DuringSettle,
+    /// Right after the payer's early-fetch lease was taken, while the facilitator holds
+    /// `/settle` (the transaction has landed): the lease is left to expire.
+    AfterTheLease,
+    /// Never: the request runs to its end (claim `delivered`) and its answer is lost.
+    AnswerLost,
 }
 
 /// Kills the first request at `cut` (leaving its claim at `marker`), retries past the
@@ -34,11 +43,41 @@ async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
         Cut::Store(point) => world.kill_at(point, request).await,
         Cut::DuringFetch => {
             world.target.hold_next();
-            world.kill_when(world.target.held(), request).await
+            let settled = async {
+                world.target.held().await;
+                while world.marker().as_deref() != Some("settled") {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            };
+            world.kill_when(settled, request).await
+        }
+        Cut::DuringEarlyFetch => {
+            world.target.hold_next();
+            world.facilitator.set_settle_mode(SettleMode::Hold);
+            let both = async {
+                tokio::join!(world.target.held(), world.facilitator.settle_held());
+            };
+            world.kill_when(both, request).await
         }
         Cut::DuringSettle => {
             world.facilitator.set_settle_mode(SettleMode::Hold);
             world.kill_when(world.facilitator.settle_held(), request).await
+        }
+        Cut::AfterTheLease => {
+            world.facilitator.set_settle_mode(SettleMode::Hold);
+            world.store.pause(Point::After("lease_early_fetch"));
+            let store = world.store.clone();
+            let both = async {
+                tokio::join!(store.reached(), world.facilitator.settle_held());
+            };
+            let killed = world.kill_when(both, request).await;
+            world.store.disarm();
+            killed
+        }
+        Cut::AnswerLost => {
+            let lost = world.send(request).await;
+            assert!(lost.is_verdict(), "the first request delivered: {lost}");
+            Interrupted::Killed
         }
     };
     assert!(matches!(killed, Interrupted::Killed), "{cut:?}: the request died there: {killed:?}");
@@ -54,9 +93,14 @@ async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
     let settlement = retry.settlement().expect("a PAYMENT-RESPONSE header");
     assert_eq!(settlement["transaction"], payment.landed_signature().as_str(), "{cut:?}");
     let again = world.post_check(&payment).await;
-    expect::conflict(&again, "payment_already_used");
-    expect::paid_once(&world, &payment, &[retry, again]);
+    assert!(again.is_verdict(), "{cut:?}: delivered, presented again: {again}");
+    let elsewhere = world.send(world.request_about(CHECK, Some(&payment), OTHER_URL)).await;
+    expect::conflict(&elsewhere, "payment_already_used");
+    expect::paid_once(&world, &payment, &[retry, again, elsewhere]);
 }
+
+/// A URL the payment was not presented for.
+const OTHER_URL: &str = "http://127.0.0.1:9/another";
 
 macro_rules! kill_point_tests {
     ($($name:ident => $cut:expr, $marker:expr;)*) => {$(
@@ -73,8 +117,11 @@ kill_point_tests! {
     killed_after_the_claim => Cut::Store(Point::AFTER_CLAIM), Some("verified");
     killed_during_settle_after_landing => Cut::DuringSettle, Some("settling");
     killed_during_the_fetch => Cut::DuringFetch, Some("settled");
+    killed_during_the_early_fetch_while_settling => Cut::DuringEarlyFetch, Some("settling");
+    killed_after_the_early_fetch_lease_while_settling => Cut::AfterTheLease, Some("settling");
     killed_after_settle_before_the_ledger => Cut::Store(Point::BEFORE_RECORD), Some("settled");
     killed_after_the_ledger_before_the_answer => Cut::Store(Point::AFTER_RECORD), Some("settled");
+    delivered_and_its_answer_lost => Cut::AnswerLost, Some("delivered");
 }
 
 #[tokio::test]
@@ -119,6 +166,9 @@ async fn a_settle_that_never_lands_is_not_settled_once_its_blockhash_expires() {
     assert_eq!((again.status, again.rule()), (402, Some("payment_not_settled")), "{again}");
 
     assert_eq!(world.facilitator.settle_calls(), 1, "settled (tried) once");
-    assert_eq!(world.target.hits(), 0, "a settle failure never hits the target");
+    assert!(world.target.hits() <= 1, "at most the early fetch, whose capture is dropped");
+    for answer in [&first, &unknown, &not_settled, &again] {
+        expect::nothing_of_the_capture(answer);
+    }
     expect::nothing_taken(&world, &[first, unknown, not_settled, again]);
 }

@@ -4,8 +4,8 @@
 //!
 //! The flow under test, in order: free checks, the payment decoded, its identity (SHA-256 of
 //! the transaction message, so byte variants are one payment), a known claim answered without
-//! `/verify` (delivered or other op: 409 `payment_already_used`; younger than 30 s: 409
-//! `payment_in_flight`), verify, claim (`verified`), `settling`, `/settle`, `settled`, fetch
+//! `/verify` (other op or URL: 409 `payment_already_used`; delivered: its verdict again, at
+//! most three times; younger than 30 s: 409 `payment_in_flight`), verify, claim (`verified`), `settling`, `/settle`, `settled`, fetch
 //! and grade, the ledger entry and its count (one atomic write, once per tx), `delivered`,
 //! 200 with `PAYMENT-RESPONSE`. A settle answer that is not a clean success is 503
 //! `settlement_outcome_unknown`; a retry 30 s later asks the RPC whether it landed.
@@ -17,6 +17,7 @@
 
 mod chain;
 mod clock;
+mod dynamodb;
 mod expect;
 mod loopback;
 mod pausing_store;
@@ -26,8 +27,11 @@ mod world;
 
 mod basics;
 mod day0;
+mod early_fetch;
 mod free_tier;
 mod http_conventions;
+mod identifiers;
 mod kill_points;
+mod latency;
 mod replays;
 mod settlement;

@@ -127,10 +127,37 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
     async fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
-        self.around("claim", self.inner.claim(id, op, now)).await
+        self.around("claim", self.inner.claim(id, claim, now)).await
+    }
+
+    async fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> Result<bool, StoreError> {
+        self.around("lease_early_fetch", self.inner.lease_early_fetch(payer, holder, now, until))
+            .await
+    }
+
+    async fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> Result<(), StoreError> {
+        self.around("release_early_fetch", self.inner.release_early_fetch(payer, holder)).await
+    }
+
+    async fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        self.around("identified", self.inner.identified(identifier, now)).await
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
@@ -149,9 +176,10 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> Result<ResumeOutcome, StoreError> {
-        self.around("resume", self.inner.resume(id, op, now)).await
+        self.around("resume", self.inner.resume(id, op, url, now)).await
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Payment {
     /// The wire transaction (signature count, signatures, message, maybe trailing bytes).
     transaction: Vec<u8>,
     encoding: Encoding,
+    /// The payload's `extensions`, when it carries any.
+    extensions: Option<Value>,
 }
 
 impl Payment {
@@ -63,12 +65,24 @@ impl Payment {
             envelope: Envelope::V2 { resource, accepted },
             transaction: wire_transaction(),
             encoding: Encoding::Padded,
+            extensions: None,
         }
+    }
+
+    /// This payment carrying a `payment-identifier` id (as the official SDKs write it).
+    pub fn with_identifier(&self, id: &str) -> Self {
+        let info = json!({"required": false, "id": id});
+        Self { extensions: Some(json!({"payment-identifier": {"info": info}})), ..self.clone() }
     }
 
     /// A fresh v1 payment (v1 carries no memo: the service's own requirements apply).
     pub fn v1() -> Self {
-        Self { envelope: Envelope::V1, transaction: wire_transaction(), encoding: Encoding::Padded }
+        Self {
+            envelope: Envelope::V1,
+            transaction: wire_transaction(),
+            encoding: Encoding::Padded,
+            extensions: None,
+        }
     }
 
     /// The header name and value to send.
@@ -77,26 +91,30 @@ impl Payment {
             Encoding::Padded => STANDARD.encode(&self.transaction),
             Encoding::Unpadded => STANDARD_NO_PAD.encode(&self.transaction),
         };
-        match &self.envelope {
-            Envelope::V2 { resource, accepted } => {
-                let payload = json!({
+        let (name, mut payload) = match &self.envelope {
+            Envelope::V2 { resource, accepted } => (
+                "payment-signature",
+                json!({
                     "x402Version": 2,
                     "resource": resource,
                     "accepted": accepted,
                     "payload": {"transaction": transaction},
-                });
-                ("payment-signature", STANDARD.encode(payload.to_string()))
-            }
-            Envelope::V1 => {
-                let payload = json!({
+                }),
+            ),
+            Envelope::V1 => (
+                "x-payment",
+                json!({
                     "x402Version": 1,
                     "scheme": "exact",
                     "network": "solana",
                     "payload": {"transaction": transaction},
-                });
-                ("x-payment", STANDARD.encode(payload.to_string()))
-            }
+                }),
+            ),
+        };
+        if let Some(extensions) = &self.extensions {
+            payload["extensions"] = extensions.clone();
         }
+        (name, STANDARD.encode(payload.to_string()))
     }
 
     /// The message bytes (what the signatures sign; the payment's identity).

@@ -1,6 +1,8 @@
-//! A payment presented again: after delivery (as is, as a byte variant of the same
-//! transaction message, for the other op) it is used, and the facilitator is not asked again;
-//! while its first request is still under way (claim younger than 30 s) it is in flight.
+//! A payment presented again: after delivery, for the same op and URL (as is, or as a byte
+//! variant of the same transaction message), its verdict is delivered again at most three
+//! times (its answer may have been lost), then it is used; for the other op or another URL it
+//! is used; the facilitator is never asked again. While its first request is still under way
+//! (claim younger than 30 s) it is in flight.
 
 use std::time::Duration;
 
@@ -14,20 +16,43 @@ use crate::world::{CHECK, Interrupted, MEMO, World};
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
 
 #[tokio::test]
-async fn five_replays_of_a_used_payment_are_409_without_asking_the_facilitator() {
+async fn five_replays_of_a_delivered_payment_get_its_verdict_three_times_then_409() {
     let world = World::start().await;
     let payment = world.fresh_payment().await;
     let first = world.post_check(&payment).await;
     assert!(first.is_verdict(), "{first}");
     let verifies = world.facilitator.verify_calls();
     let mut answers = vec![first];
-    for _ in 0..5 {
+    for n in 0..5 {
         let replay = world.post_check(&payment).await;
-        expect::conflict(&replay, "payment_already_used");
+        if n < 3 {
+            assert!(replay.is_verdict(), "replay {n}: delivered again: {replay}");
+        } else {
+            expect::conflict(&replay, "payment_already_used");
+        }
         answers.push(replay);
     }
     assert_eq!(world.facilitator.verify_calls(), verifies, "no /verify for a known payment");
-    assert_eq!(world.target.hits(), 1, "the target is fetched for the one verdict only");
+    assert_eq!(world.target.hits(), 4, "fetched again for each delivery, never after");
+    expect::paid_once(&world, &payment, &answers);
+}
+
+#[tokio::test]
+async fn a_delivered_payment_presented_for_another_url_is_already_used() {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    let first = world.post_check(&payment).await;
+    assert!(first.is_verdict(), "{first}");
+    let mut answers = vec![first];
+    for url in [format!("{}?other", world.target.url()), "http://127.0.0.1:9/x".to_owned()] {
+        let other = world.send(world.request_about(CHECK, Some(&payment), &url)).await;
+        expect::conflict(&other, "payment_already_used");
+        answers.push(other);
+    }
+    assert_eq!(world.target.hits(), 1, "nothing fetched for another URL");
+    let same = world.post_check(&payment).await;
+    assert!(same.is_verdict(), "the same URL still gets its verdict again: {same}");
+    answers.push(same);
     expect::paid_once(&world, &payment, &answers);
 }
 
@@ -48,13 +73,12 @@ async fn byte_variants_of_a_delivered_payment_are_the_same_payment() {
         assert_eq!(variant.message(), payment.message(), "{name}: one transaction message");
         assert_ne!(variant.header(), payment.header(), "{name}: other bytes");
         let answer = world.post_check(&variant).await;
-        assert_eq!(
-            (answer.status, answer.rule()),
-            (409, Some("payment_already_used")),
-            "{name}: {answer}"
-        );
+        assert!(answer.is_verdict(), "{name}: the same payment, delivered again: {answer}");
         answers.push(answer);
     }
+    let fourth = world.post_check(&payment.with_trailing_byte()).await;
+    expect::conflict(&fourth, "payment_already_used");
+    answers.push(fourth);
     assert_eq!(world.facilitator.verify_calls(), verifies, "no /verify for a known payment");
     expect::paid_once(&world, &payment, &answers);
 }

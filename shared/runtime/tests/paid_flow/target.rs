@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
 use payability_core::payment::solana::associated_token_account;
@@ -18,6 +19,8 @@ const SELLER: &str = "AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o";
 struct TargetState {
     hits: AtomicUsize,
     gate: Gate,
+    /// How long each answer takes.
+    delay: std::sync::Mutex<Duration>,
     /// `http://127.0.0.1:PORT`, known once bound.
     origin: OnceLock<String>,
 }
@@ -34,6 +37,7 @@ impl Target {
         let state = Arc::new(TargetState {
             hits: AtomicUsize::new(0),
             gate: Gate::default(),
+            delay: std::sync::Mutex::new(Duration::ZERO),
             origin: OnceLock::new(),
         });
         let shared = Arc::clone(&state);
@@ -70,11 +74,18 @@ impl Target {
     pub fn release(&self) {
         self.state.gate.release();
     }
+
+    /// How long each answer takes from now on.
+    pub fn set_delay(&self, delay: Duration) {
+        *self.state.delay.lock().unwrap() = delay;
+    }
 }
 
 async fn answer(state: &TargetState, request: Request) -> Reply {
     let hit = state.hits.fetch_add(1, Ordering::SeqCst);
     state.gate.pass().await;
+    let delay = *state.delay.lock().unwrap();
+    tokio::time::sleep(delay).await;
     if request.method != "GET" {
         return Reply::json(405, &json!({"error": "GET only"}));
     }

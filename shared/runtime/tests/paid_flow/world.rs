@@ -246,6 +246,11 @@ impl World {
 
     /// A paid-route request about the target, with a payment header when given.
     pub fn request(&self, path: &str, payment: Option<&Payment>) -> ApiRequest {
+        self.request_about(path, payment, &self.target.url())
+    }
+
+    /// A paid-route request about `url`, with a payment header when given.
+    pub fn request_about(&self, path: &str, payment: Option<&Payment>, url: &str) -> ApiRequest {
         let mut headers = HeaderMap::new();
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         if let Some(payment) = payment {
@@ -258,7 +263,7 @@ impl World {
             path: path.to_owned(),
             query: None,
             headers,
-            body: json!({"url": self.target.url()}).to_string().into_bytes(),
+            body: json!({"url": url}).to_string().into_bytes(),
             source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
             public_base_url: None,
             request_id: format!("paid-flow-{n}"),

@@ -66,6 +66,14 @@ fn check_verdict(state: CheckState) -> LedgerVerdict {
     LedgerVerdict::Check { state, description_overlong: false }
 }
 
+/// The called-URL binding most claims of the suite are made with.
+pub const URL: UrlBinding = UrlBinding([0xa1; 32]);
+
+/// A claim for `op` bound to [`URL`], with no payer named.
+pub fn bare(op: PaidOp) -> NewClaim {
+    NewClaim { op, url: URL, payer: None, identifier: None }
+}
+
 fn day(text: &str) -> UtcDay {
     UtcDay::parse(text).unwrap()
 }
@@ -80,9 +88,13 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
         twenty_concurrent_records_of_one_entry_count_once(fixture.clone()).await;
         concurrent_records_and_increments_of_one_day_sum_exactly(fixture.clone()).await;
         no_challenge_value_reaches_any_stored_byte(&*fixture).await;
+        an_identifier_names_the_payment_first_claimed_with_it(&*fixture).await;
+        twenty_concurrent_claims_of_one_identifier_yield_one(fixture.clone()).await;
     }
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
     verified_marker_resume_is_bounded(&*fixture).await;
+    a_delivered_verdict_is_delivered_again_for_its_op_and_url_only(&*fixture).await;
+    a_payer_holds_one_early_fetch_lease_at_a_time(&*fixture).await;
     fifty_concurrent_claims_of_one_payment_yield_one(fixture.clone()).await;
     free_tier_enforces_interval_and_daily_cap(&*fixture).await;
     two_hundred_concurrent_prechecks_yield_one(fixture.clone()).await;
@@ -240,16 +252,18 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
     let id = PaymentId([7; 32]);
     let other = PaymentId([9; 32]);
     assert_eq!(store.claim_of(&id).await, Ok(None));
-    assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::Claimed));
-    assert_eq!(store.claim(&id, PaidOp::Check, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
-    assert_eq!(store.claim(&id, PaidOp::Memo, T0).await, Ok(ClaimOutcome::AlreadyClaimed));
-    assert_eq!(store.claim(&other, PaidOp::Memo, T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&id, &bare(PaidOp::Check), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&id, &bare(PaidOp::Check), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&id, &bare(PaidOp::Memo), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&other, &bare(PaidOp::Memo), T0).await, Ok(ClaimOutcome::Claimed));
     let claim = |marker, tx: Option<Base58Id>| StoredClaim {
         op: PaidOp::Check,
         marker,
         claimed_at: T0,
         resumes: 0,
         tx,
+        url: Some(URL),
+        payer: None,
     };
     assert_eq!(store.claim_of(&id).await, Ok(Some(claim(ClaimMarker::Verified, None))));
     // Each move once, from its own marker only: (move, outcome, marker after).
@@ -277,7 +291,8 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
         Ok(Some(claim(ClaimMarker::Delivered, Some(settle_tx.clone())))),
         "the settlement transaction is kept"
     );
-    assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused));
+    let elsewhere = UrlBinding([0xc3; 32]);
+    assert_eq!(store.resume(&id, PaidOp::Check, &elsewhere, T0).await, Ok(ResumeOutcome::Refused));
     // settling -> not_settled is final.
     store.advance(&other, &Transition::Settle).await.unwrap();
     assert_eq!(
@@ -291,7 +306,7 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
 
 /// Claims a payment and moves it to `settled` with `tx`.
 async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, tx: &Base58Id) {
-    store.claim(id, op, T0).await.unwrap();
+    store.claim(id, &bare(op), T0).await.unwrap();
     store.advance(id, &Transition::Settle).await.unwrap();
     assert_eq!(
         store.advance(id, &Transition::Settled(tx.clone())).await,
@@ -302,10 +317,14 @@ async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, t
 async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
     let id = PaymentId([11; 32]);
-    assert_eq!(store.resume(&id, PaidOp::Check, T0).await, Ok(ResumeOutcome::Refused), "unclaimed");
-    store.claim(&id, PaidOp::Check, T0).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 1)).await,
+        store.resume(&id, PaidOp::Check, &URL, T0).await,
+        Ok(ResumeOutcome::Refused),
+        "unclaimed"
+    );
+    store.claim(&id, &bare(PaidOp::Check), T0).await.unwrap();
+    assert_eq!(
+        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 1)).await,
         Ok(ResumeOutcome::Refused),
         "verified but not settled: nothing to deliver"
     );
@@ -313,23 +332,23 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     store.advance(&id, &Transition::Settle).await.unwrap();
     store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS - 1)).await,
+        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS - 1)).await,
         Ok(ResumeOutcome::Refused),
         "settled moments ago: maybe still delivering, not resumed"
     );
     assert_eq!(
-        store.resume(&id, PaidOp::Memo, at(IN_FLIGHT_MS + 2)).await,
+        store.resume(&id, PaidOp::Memo, &URL, at(IN_FLIGHT_MS + 2)).await,
         Ok(ResumeOutcome::Refused),
         "other op"
     );
     for _ in 0..MAX_RESUMES {
         assert_eq!(
-            store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 3)).await,
-            Ok(ResumeOutcome::Resumed { tx: settle_tx.clone() })
+            store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 3)).await,
+            Ok(ResumeOutcome::Resumed { tx: settle_tx.clone(), payer: None })
         );
     }
     assert_eq!(
-        store.resume(&id, PaidOp::Check, at(IN_FLIGHT_MS + 4)).await,
+        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 4)).await,
         Ok(ResumeOutcome::Refused),
         "bounded"
     );
@@ -337,24 +356,141 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let expiring = PaymentId([12; 32]);
     settled_claim(&store, &expiring, PaidOp::Memo, &settle_tx).await;
     assert_eq!(
-        store.resume(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
+        store.resume(&expiring, PaidOp::Memo, &URL, at(CLAIM_TTL_MS)).await,
         Ok(ResumeOutcome::Refused),
         "expired"
     );
     assert_eq!(
-        store.claim(&expiring, PaidOp::Memo, at(CLAIM_TTL_MS)).await,
+        store.claim(&expiring, &bare(PaidOp::Memo), at(CLAIM_TTL_MS)).await,
         Ok(ClaimOutcome::AlreadyClaimed),
         "an expired claim still blocks reuse"
     );
+}
 
-    let delivered = PaymentId([13; 32]);
-    settled_claim(&store, &delivered, PaidOp::Check, &settle_tx).await;
-    store.advance(&delivered, &Transition::Deliver).await.unwrap();
+async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let id = PaymentId([14; 32]);
+    let payer = wallet(3);
+    let claim =
+        NewClaim { op: PaidOp::Memo, url: URL, payer: Some(payer.clone()), identifier: None };
+    assert_eq!(store.claim(&id, &claim, T0).await, Ok(ClaimOutcome::Claimed));
+    let stored = store.claim_of(&id).await.unwrap().unwrap();
+    assert_eq!((stored.url, stored.payer), (Some(URL), Some(payer.clone())), "kept on the claim");
+    let settle_tx = tx(140);
+    store.advance(&id, &Transition::Settle).await.unwrap();
+    store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
+    store.advance(&id, &Transition::Deliver).await.unwrap();
+    let other_url = UrlBinding([0xb2; 32]);
+    let refused = [
+        (PaidOp::Memo, other_url, at(1), "another URL"),
+        (PaidOp::Check, URL, at(1), "the other op"),
+        (PaidOp::Memo, URL, at(CLAIM_TTL_MS), "expired"),
+    ];
+    for (op, url, now, case) in refused {
+        assert_eq!(store.resume(&id, op, &url, now).await, Ok(ResumeOutcome::Refused), "{case}");
+    }
+    let again = ResumeOutcome::Resumed { tx: settle_tx, payer: Some(payer) };
+    for n in 0..MAX_RESUMES {
+        // Delivered: its first request ended, so no in-flight wait.
+        let now = at(i64::from(n) + 1);
+        assert_eq!(store.resume(&id, PaidOp::Memo, &URL, now).await, Ok(again.clone()), "{n}");
+    }
     assert_eq!(
-        store.resume(&delivered, PaidOp::Check, at(IN_FLIGHT_MS + 5)).await,
+        store.resume(&id, PaidOp::Memo, &URL, at(5)).await,
         Ok(ResumeOutcome::Refused),
-        "delivered"
+        "at most MAX_RESUMES deliveries again"
     );
+    let stored = store.claim_of(&id).await.unwrap().unwrap();
+    assert_eq!((stored.marker, stored.resumes), (ClaimMarker::Delivered, MAX_RESUMES));
+}
+
+async fn a_payer_holds_one_early_fetch_lease_at_a_time<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let (payer, other_payer) = (wallet(6), wallet(7));
+    let (first, second) = (PaymentId([61; 32]), PaymentId([62; 32]));
+    let until = at(10_000);
+    let lease = |payer, holder, now| store.lease_early_fetch(payer, holder, now, until);
+    assert_eq!(lease(&payer, &first, T0).await, Ok(true), "a free lease");
+    assert_eq!(lease(&payer, &first, at(1)).await, Ok(true), "its holder takes it again");
+    assert_eq!(lease(&payer, &second, at(2)).await, Ok(false), "held for another payment");
+    assert_eq!(lease(&other_payer, &second, at(2)).await, Ok(true), "one lease per payer");
+    assert_eq!(store.release_early_fetch(&payer, &second).await, Ok(()), "not its holder");
+    assert_eq!(lease(&payer, &second, at(3)).await, Ok(false), "still held");
+    assert_eq!(store.release_early_fetch(&payer, &first).await, Ok(()));
+    assert_eq!(lease(&payer, &second, at(4)).await, Ok(true), "given back");
+    let later = store.lease_early_fetch(&payer, &first, until, at(20_000)).await;
+    assert_eq!(later, Ok(true), "an expired lease (its request died) is free");
+    let unknown = wallet(8);
+    assert_eq!(store.release_early_fetch(&unknown, &first).await, Ok(()), "nothing to give back");
+}
+
+/// A claim with a `payment-identifier` id binding (a multi-item transaction on DynamoDB).
+fn identified_claim(identifier: u8) -> NewClaim {
+    NewClaim { identifier: Some(IdentifierBinding([identifier; 32])), ..bare(PaidOp::Check) }
+}
+
+async fn an_identifier_names_the_payment_first_claimed_with_it<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let (first, second, third) = (PaymentId([41; 32]), PaymentId([42; 32]), PaymentId([43; 32]));
+    let identifier = IdentifierBinding([40; 32]);
+    assert_eq!(store.identified(&identifier, T0).await, Ok(None), "a new id");
+    assert_eq!(store.claim(&first, &identified_claim(40), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.identified(&identifier, at(1)).await, Ok(Some(first)));
+    assert_eq!(
+        store.claim(&second, &identified_claim(40), at(2)).await,
+        Ok(ClaimOutcome::IdentifierTaken),
+        "another payment with the same id"
+    );
+    assert_eq!(store.claim_of(&second).await, Ok(None), "both or neither: no claim written");
+    assert_eq!(
+        store.claim(&first, &identified_claim(40), at(3)).await,
+        Ok(ClaimOutcome::AlreadyClaimed),
+        "the first payment again"
+    );
+    assert_eq!(
+        store.identified(&identifier, at(CLAIM_TTL_MS)).await,
+        Ok(None),
+        "a mapping lives 24 h"
+    );
+    assert_eq!(
+        store.claim(&third, &identified_claim(40), at(CLAIM_TTL_MS)).await,
+        Ok(ClaimOutcome::Claimed),
+        "an expired mapping names the next payment claimed with its id"
+    );
+    assert_eq!(store.identified(&identifier, at(CLAIM_TTL_MS + 1)).await, Ok(Some(third)));
+    assert_eq!(
+        store.claim_of(&first).await.unwrap().map(|c| c.marker),
+        Some(ClaimMarker::Verified)
+    );
+}
+
+async fn twenty_concurrent_claims_of_one_identifier_yield_one<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..20u8)
+        .map(|n| {
+            let store = handles[usize::from(n) % handles.len()].clone();
+            let id = PaymentId([100 + n; 32]);
+            tokio::spawn(async move { (id, store.claim(&id, &identified_claim(50), T0).await) })
+        })
+        .collect();
+    let mut claimed = Vec::new();
+    for task in tasks {
+        let (id, outcome) = task.await.unwrap();
+        match outcome {
+            Ok(ClaimOutcome::Claimed) => claimed.push(id),
+            // A transaction that lost a conflict on DynamoDB is unavailable: it wrote nothing.
+            Ok(ClaimOutcome::IdentifierTaken) | Err(StoreError::Unavailable) => {
+                assert_eq!(first.claim_of(&id).await, Ok(None), "a refused claim wrote nothing");
+            }
+            other => panic!("a claim of a new payment with a taken id: {other:?}"),
+        }
+    }
+    assert_eq!(claimed.len(), 1, "exactly one of 20 payments with one id is claimed");
+    assert_eq!(first.identified(&IdentifierBinding([50; 32]), T0).await, Ok(Some(claimed[0])));
 }
 
 async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: Arc<F>) {
@@ -367,7 +503,7 @@ async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: A
     let tasks: Vec<_> = (0..50)
         .map(|n| {
             let store = handles[n % handles.len()].clone();
-            tokio::spawn(async move { store.claim(&id, PaidOp::Check, T0).await })
+            tokio::spawn(async move { store.claim(&id, &bare(PaidOp::Check), T0).await })
         })
         .collect();
     let mut claimed = 0;
@@ -743,7 +879,7 @@ async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
     assert!(HouseId::parse(&format!("{CANARY}{url}")).is_none());
     assert!(Base58Id::parse(&format!("{CANARY}{url}")).is_none());
     assert!(CriteriaVersion::parse(&format!("payability/v1@{CANARY}")).is_none());
-    store.claim(&PaymentId([31; 32]), PaidOp::Check, T0).await.unwrap();
+    store.claim(&PaymentId([31; 32]), &bare(PaidOp::Check), T0).await.unwrap();
     store.try_use(&CallerKey::Wallet(wallet(5)), T0).await.unwrap();
     store.increment(Counter::PaidCheck(check.state), T0).await.unwrap();
     let bytes = fixture.stored_bytes(&store).await;

@@ -1,8 +1,9 @@
-//! After the money: fetch and grade the target, write the ledger entry and its count in one
-//! atomic write (unique per settled transaction, so a verdict is counted exactly when its
-//! entry is new), mark the claim delivered and answer.
-//! The Solana fee and the CAD rate are looked up alongside the fetch and wait at most
-//! [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry records them as pending.
+//! After the money: grade the target (fetched alongside the settlement, or now), write the
+//! ledger entry and its count in one atomic write (unique per settled transaction, so a
+//! verdict is counted exactly when its entry is new), mark the claim delivered and answer.
+//! The Solana fee and the CAD rate are looked up alongside the fetch (or the grading of an
+//! early capture) and wait at most [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry
+//! records them as pending.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -24,6 +25,9 @@ use crate::store::*;
 
 /// A settled payment whose verdict is owed.
 pub(in crate::api) struct Delivery {
+    /// The claim of the payment that settled (the one presented, or the first one sent with
+    /// its identifier).
+    claim: PaymentId,
     /// The settlement transaction.
     tx: Base58Id,
     /// The payer's wallet, when known.
@@ -33,21 +37,44 @@ pub(in crate::api) struct Delivery {
     /// True when this request settled it (a ledger entry for the transaction must be new);
     /// false when an earlier request did (a resume, or a settlement found on chain).
     fresh: bool,
+    /// True when the claim is already `delivered` (its answer maybe lost): delivered again,
+    /// the marker stays.
+    delivered: bool,
 }
 
 impl Delivery {
     /// A settlement this request made.
-    pub(super) fn fresh(tx: Base58Id, payer: Option<Base58Id>, settlement: Value) -> Self {
-        Self { tx, payer, settlement, fresh: true }
+    pub(super) fn fresh(
+        claim: PaymentId,
+        tx: Base58Id,
+        payer: Option<Base58Id>,
+        settlement: Value,
+    ) -> Self {
+        Self { claim, tx, payer, settlement, fresh: true, delivered: false }
     }
 
     /// A settlement an earlier request made (its answer was not kept: rebuilt from the
-    /// transaction and our network).
-    pub(super) fn resumed(tx: Base58Id, version: Version) -> Self {
+    /// transaction and our network), with the payer its claim recorded; `delivered` when its
+    /// verdict was answered before.
+    pub(super) fn resumed(
+        claim: PaymentId,
+        tx: Base58Id,
+        payer: Option<Base58Id>,
+        version: Version,
+        delivered: bool,
+    ) -> Self {
         let settlement =
             json!({"success": true, "transaction": tx.as_str(), "network": version.network()});
-        Self { tx, payer: None, settlement, fresh: false }
+        Self { claim, tx, payer, settlement, fresh: false, delivered }
     }
+}
+
+/// What the target answered, in memory only until graded (never logged, never stored).
+pub(in crate::api) enum Fetched {
+    /// The check's one fetch.
+    Check(FetchOutcome),
+    /// The memo check's two fetches, back to back.
+    Memo([FetchOutcome; 2]),
 }
 
 /// A graded verdict: the unsigned report, its time and what the ledger records of it.
@@ -58,13 +85,15 @@ pub(in crate::api) struct Verdict {
 }
 
 impl<S: Stores> Service<S> {
-    /// Fetches and grades (the fee and rate lookups alongside), records and answers 200.
+    /// Grades `early` (fetched alongside the settlement) or fetches and grades now (the fee
+    /// and rate lookups alongside), records and answers 200.
     pub(super) async fn deliver(
         &self,
         offer: &Offer<'_>,
         target: &TargetUrl,
         payment: &Payment,
         delivery: Delivery,
+        early: Option<Fetched>,
         budget: &Budget,
     ) -> ApiResponse {
         let today = UtcDay::of((self.clock)());
@@ -78,8 +107,13 @@ impl<S: Stores> Service<S> {
             };
             tokio::join!(fee, rate)
         };
-        let (verdict, side) =
-            alongside(self.verdict(offer.route, target, false), side, SIDE_LOOKUP_GRACE).await;
+        let verdict = async {
+            match early {
+                Some(fetched) => self.graded(target, fetched, false),
+                None => self.verdict(offer.route, target, false).await,
+            }
+        };
+        let (verdict, side) = alongside(verdict, side, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
             return error(ApiError::ClockOutOfRange);
         };
@@ -100,7 +134,7 @@ impl<S: Stores> Service<S> {
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
-                let _ = self.store.advance(&payment.id, &Transition::Deliver).await;
+                let _ = self.store.advance(&delivery.claim, &Transition::Deliver).await;
                 return error(ApiError::SettlementAlreadyRecorded);
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
@@ -111,10 +145,14 @@ impl<S: Stores> Service<S> {
                 );
             }
         }
-        if !matches!(
-            budget.after_settle(self.store.advance(&payment.id, &Transition::Deliver)).await,
-            Some(Ok(AdvanceOutcome::Advanced))
-        ) {
+        if !delivery.delivered
+            && !matches!(
+                budget
+                    .after_settle(self.store.advance(&delivery.claim, &Transition::Deliver))
+                    .await,
+                Some(Ok(AdvanceOutcome::Advanced))
+            )
+        {
             tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
         }
         let header = STANDARD.encode(delivery.settlement.to_string());
@@ -158,9 +196,23 @@ impl<S: Stores> Service<S> {
     /// Fetches the target (once, or twice for memo), grades, and assembles the unsigned
     /// report; None only when the clock is outside the years a report can carry.
     async fn verdict(&self, route: PaidRoute, target: &TargetUrl, house: bool) -> Option<Verdict> {
+        let fetched = self.fetch(route, target).await;
+        self.graded(target, fetched, house)
+    }
+
+    /// Fetches the target: once for check, twice back to back for memo.
+    pub(super) async fn fetch(&self, route: PaidRoute, target: &TargetUrl) -> Fetched {
         match route {
-            PaidRoute::Check => {
-                let outcome: FetchOutcome = self.fetcher.fetch(target).await;
+            PaidRoute::Check => Fetched::Check(self.fetcher.fetch(target).await),
+            PaidRoute::Memo => Fetched::Memo(self.fetcher.fetch_twice(target).await),
+        }
+    }
+
+    /// Grades what was fetched and assembles the unsigned report at the current time; None
+    /// only when the clock is outside the years a report can carry.
+    fn graded(&self, target: &TargetUrl, fetched: Fetched, house: bool) -> Option<Verdict> {
+        match fetched {
+            Fetched::Check(outcome) => {
                 let graded = grade_check(target.as_str(), &outcome);
                 let recorded = LedgerVerdict::Check {
                     state: graded.state,
@@ -170,8 +222,7 @@ impl<S: Stores> Service<S> {
                 let report = check_report(target, graded, at, house).ok()?;
                 Some(Verdict { report, at, recorded })
             }
-            PaidRoute::Memo => {
-                let [first, second] = self.fetcher.fetch_twice(target).await;
+            Fetched::Memo([first, second]) => {
                 let graded = grade_memo(&first, &second);
                 let recorded = LedgerVerdict::Memo { state: graded.state };
                 let at = (self.clock)();

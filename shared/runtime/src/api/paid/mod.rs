@@ -5,7 +5,10 @@
 //! [`crate::store::Transition`]; the time bounds are [`super::budget`].
 
 mod answers;
+mod binding;
 mod delivery;
+mod early;
+mod identifier;
 mod settlement;
 
 use http::StatusCode;
@@ -25,10 +28,13 @@ use super::errors::{ApiError, Refusal};
 use super::respond::{ApiResponse, error, json_response_bytes};
 use super::service::{Offer, Service, Stores};
 use crate::store::{
-    ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, PaidOp, PaymentId, ResumeOutcome, StoredClaim, UtcDay,
+    ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaidOp, PaymentId,
+    ResumeOutcome, StoredClaim, UrlBinding, UtcDay,
 };
 use answers::*;
+pub(super) use binding::BindingKey;
 pub(super) use delivery::Delivery;
+pub(super) use identifier::{PAYMENT_IDENTIFIER, declaration as identifier_declaration};
 
 /// The body of a paid request: the one endpoint to check.
 #[derive(Deserialize)]
@@ -184,15 +190,22 @@ impl<S: Stores> Service<S> {
             return Ok(self.challenge_response(&offer, Refusal::PaymentRequired));
         };
         let target = target.ok_or_else(|| error(ApiError::UrlMissing))?;
-        let delivery = match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
-            None => {
-                let payer = self.verify(&offer, &payment, budget).await?;
-                self.claim(&payment).await?;
-                self.settle(&payment, payer, budget).await?
-            }
-            Some(claim) => self.known(&offer, &payment, claim, budget).await?,
+        let identifier = identifier::identifier_of(&payment.decoded.payload)?;
+        let identifier = identifier.map(|id| self.binding_key.identifier(id));
+        let url = self.binding_key.url(&target);
+        let (delivery, early) = match self.first_with(identifier.as_ref(), &payment).await? {
+            Some(first) => (self.first_purchase(&offer, &payment, &url, &first).await?, None),
+            None => match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
+                None => {
+                    let payer = self.verify(&offer, &payment, budget).await?;
+                    let claim = NewClaim { op: payment.op, url, payer: payer.clone(), identifier };
+                    self.claim(&payment, &claim).await?;
+                    self.settle_and_fetch(route, &target, &payment, payer, budget).await?
+                }
+                Some(claim) => (self.known(&offer, &payment, &url, claim, budget).await?, None),
+            },
         };
-        Ok(self.deliver(&offer, &target, &payment, delivery, budget).await)
+        Ok(self.deliver(&offer, &target, &payment, delivery, early, budget).await)
     }
 
     /// A cheap read: a store that cannot be reached answers 503 before any payment is
@@ -241,43 +254,109 @@ impl<S: Stores> Service<S> {
         Ok(Some(Payment { version, decoded, requirements, id, op: paid_op(offer.route) }))
     }
 
-    /// Claims a verified payment (marker `verified`); a concurrent claim of the same
-    /// payment won: this request stops, the other one carries it.
-    async fn claim(&self, payment: &Payment) -> Result<(), ApiResponse> {
+    /// Claims a verified payment (marker `verified`) for its op and called URL, with its
+    /// payer and identifier; a concurrent claim of the same payment won: this request stops,
+    /// the other one carries it; another payment took the identifier meanwhile: this one is
+    /// not settled, the first one answers for the identifier.
+    async fn claim(&self, payment: &Payment, claim: &NewClaim) -> Result<(), ApiResponse> {
         let now = (self.clock)();
-        match self.store.claim(&payment.id, payment.op, now).await.map_err(store_failed)? {
+        match self.store.claim(&payment.id, claim, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
             ClaimOutcome::AlreadyClaimed => Err(error(ApiError::PaymentInFlight)),
+            ClaimOutcome::IdentifierTaken => Err(error(ApiError::PaymentIdentifierPending)),
         }
     }
 
+    /// The payment the identifier names when it is another one than this (the first payment
+    /// sent with the id); None without an id, for a new id, or when it names this payment.
+    async fn first_with(
+        &self,
+        identifier: Option<&IdentifierBinding>,
+        payment: &Payment,
+    ) -> Result<Option<PaymentId>, ApiResponse> {
+        let Some(identifier) = identifier else {
+            return Ok(None);
+        };
+        let first = self.store.identified(identifier, (self.clock)()).await;
+        Ok(first.map_err(store_failed)?.filter(|first| *first != payment.id))
+    }
+
+    /// Another payment sent with the identifier of a first one: never verified nor settled;
+    /// answered as the first purchase stands (its verdict again, within the resume rules).
+    async fn first_purchase(
+        &self,
+        offer: &Offer<'_>,
+        payment: &Payment,
+        url: &UrlBinding,
+        first: &PaymentId,
+    ) -> Result<Delivery, ApiResponse> {
+        let now = (self.clock)();
+        let claim = self.store.claim_of(first).await.map_err(store_failed)?;
+        let claim = claim.ok_or_else(|| error(ApiError::PaymentIdentifierPending))?;
+        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
+            return Err(error(ApiError::PaymentIdentifierConflict));
+        }
+        let in_flight = now.0 < claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
+        let delivered = match claim.marker {
+            ClaimMarker::NotSettled => {
+                return Err(self
+                    .challenge_response(offer, Refusal::NotSettled)
+                    .with_settlement_failure(payment.version, Refusal::NotSettled.rule()));
+            }
+            ClaimMarker::Delivered => true,
+            ClaimMarker::Settled if !in_flight => false,
+            _ => return Err(error(ApiError::PaymentIdentifierPending)),
+        };
+        self.resume(first, payment, url, now, delivered)
+            .await
+            .map_err(|_| error(ApiError::PaymentIdentifierConflict))
+    }
+
     /// A payment this service has seen before: the answer its claim's marker calls for.
+    /// A claim without a URL binding (written before bindings were kept) is taken as bound to
+    /// this URL; the store resumes it only from `settled`.
     async fn known(
         &self,
         offer: &Offer<'_>,
         payment: &Payment,
+        url: &UrlBinding,
         claim: StoredClaim,
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let now = (self.clock)();
-        if claim.op != payment.op {
+        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
             return Err(error(ApiError::PaymentAlreadyUsed));
         }
         let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
         match claim.marker {
-            ClaimMarker::Delivered => Err(error(ApiError::PaymentAlreadyUsed)),
+            ClaimMarker::Delivered => self.resume(&payment.id, payment, url, now, true).await,
             ClaimMarker::NotSettled => Err(self
                 .challenge_response(offer, Refusal::NotSettled)
                 .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
             _ if now.0 < in_flight_until => Err(error(ApiError::PaymentInFlight)),
-            ClaimMarker::Verified => self.settle(payment, None, budget).await,
-            ClaimMarker::Settling => self.resolve(offer, payment, budget).await,
-            ClaimMarker::Settled => {
-                match self.store.resume(&payment.id, payment.op, now).await.map_err(store_failed)? {
-                    ResumeOutcome::Resumed { tx } => Ok(Delivery::resumed(tx, payment.version)),
-                    ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
-                }
+            ClaimMarker::Verified => self.settle(payment, claim.payer, budget).await,
+            ClaimMarker::Settling => self.resolve(offer, payment, claim.payer, budget).await,
+            ClaimMarker::Settled => self.resume(&payment.id, payment, url, now, false).await,
+        }
+    }
+
+    /// Another delivery of the verdict of the settled payment `claim` (this payment, or the
+    /// first one sent with its identifier): one conditional write, at most
+    /// [`crate::store::MAX_RESUMES`] times per payment; refused: 409 already used.
+    async fn resume(
+        &self,
+        claim: &PaymentId,
+        payment: &Payment,
+        url: &UrlBinding,
+        now: payability_core::report::UtcMillis,
+        delivered: bool,
+    ) -> Result<Delivery, ApiResponse> {
+        let resumed = self.store.resume(claim, payment.op, url, now);
+        match resumed.await.map_err(store_failed)? {
+            ResumeOutcome::Resumed { tx, payer } => {
+                Ok(Delivery::resumed(*claim, tx, payer, payment.version, delivered))
             }
+            ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
         }
     }
 }

@@ -88,7 +88,7 @@ impl<S: Stores> Service<S> {
         };
         self.record_settlement(payment, &tx).await;
         let payer = payer.or_else(|| settled_payer.as_deref().and_then(Base58Id::parse));
-        Ok(Delivery::fresh(tx, payer, raw))
+        Ok(Delivery::fresh(payment.id, tx, payer, raw))
     }
 
     /// A `settling` claim whose outcome was not learnt: the chain says whether a
@@ -98,6 +98,7 @@ impl<S: Stores> Service<S> {
         &self,
         offer: &Offer<'_>,
         payment: &Payment,
+        payer: Option<Base58Id>,
         budget: &Budget,
     ) -> Result<Delivery, ApiResponse> {
         let Some(rpc_url) = &self.config.solana_rpc_url else {
@@ -115,7 +116,9 @@ impl<S: Stores> Service<S> {
                     .ok_or_else(|| error(ApiError::SettlementOutcomeUnknown))?;
                 let settled = Transition::Settled(tx.clone());
                 match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
-                    AdvanceOutcome::Advanced => Ok(Delivery::resumed(tx, payment.version)),
+                    AdvanceOutcome::Advanced => {
+                        Ok(Delivery::resumed(payment.id, tx, payer, payment.version, false))
+                    }
                     AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
                 }
             }

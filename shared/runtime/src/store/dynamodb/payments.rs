@@ -1,66 +1,196 @@
 //! The payments table: one claim per payment id (its message's SHA-256), with its op, marker
-//! (see [`ClaimMarker`]), resume count, claim
-//! time, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
+//! (see [`ClaimMarker`]), resume count, claim time, called-URL binding (an HMAC, see
+//! [`UrlBinding`]), payer wallet, TTL (`expires_at`, epoch seconds) and a random claim token. The SDK retries a
 //! write whose answer was lost; the token lets a retried claim recognise its own first
 //! attempt instead of answering "already claimed" to the payer who made the claim.
+//!
+//! A `payment-identifier` id is an item of the same table, keyed by its binding
+//! ([`IdentifierBinding::key`]), naming the claim key of the payment first claimed with it,
+//! with its claim time and TTL; claim and mapping are one `TransactWriteItems`.
 
-use aws_sdk_dynamodb::types::ReturnValue;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{Put, ReturnValue, TransactWriteItem};
 
 use super::DynamoStore;
 use super::attributes::{
     Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number, read_text, text,
 };
 use super::errors::{Conditional, conditional, unavailable};
+use crate::store::early_fetch_key;
 use crate::store::{
-    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, MAX_RESUMES,
-    PaidOp, PaymentClaims, PaymentId, ResumeOutcome, StoreError, StoredClaim, Transition,
-    UtcMillis,
+    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS,
+    IdentifierBinding, MAX_RESUMES, NewClaim, PaidOp, PaymentClaims, PaymentId, ResumeOutcome,
+    StoreError, StoredAttributes, StoredClaim, Transition, UrlBinding, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
     async fn claim(
         &self,
         id: &PaymentId,
-        op: PaidOp,
+        claim: &NewClaim,
         now: UtcMillis,
     ) -> Result<ClaimOutcome, StoreError> {
         let token = claim_token()?;
-        let put = self
-            .client
-            .put_item()
+        let expires_at = number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS)));
+        let mut item: Item = [
+            (KEY, text(id.key())),
+            ("op", text(claim.op.as_str())),
+            ("url_binding", text(claim.url.hex())),
+            ("marker", text(ClaimMarker::Verified.as_str())),
+            ("resumes", number(0)),
+            ("claimed_at_ms", number(now.0)),
+            ("claim_token", text(token.as_str())),
+            (TTL_ATTRIBUTE, expires_at.clone()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+        if let Some(payer) = &claim.payer {
+            item.insert("payer_wallet".to_owned(), text(payer.as_str()));
+        }
+        let Some(identifier) = &claim.identifier else {
+            let put = self
+                .client
+                .put_item()
+                .table_name(&self.tables.payments)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(#pk)")
+                .expression_attribute_names("#pk", KEY);
+            return match conditional(put.send().await)? {
+                Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
+                Conditional::ConditionFailed => self.claimed_by(id, &token).await,
+            };
+        };
+        let put = Put::builder()
             .table_name(&self.tables.payments)
-            .item(KEY, text(id.key()))
-            .item("op", text(op.as_str()))
-            .item("marker", text(ClaimMarker::Verified.as_str()))
-            .item("resumes", number(0))
-            .item("claimed_at_ms", number(now.0))
-            .item("claim_token", text(token.as_str()))
-            .item(TTL_ATTRIBUTE, number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS))))
+            .set_item(Some(item))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", KEY)
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let mapping = Put::builder()
+            .table_name(&self.tables.payments)
+            .item(KEY, text(identifier.key()))
+            .item("payment", text(id.key()))
+            .item("claimed_at_ms", number(now.0))
+            .item(TTL_ATTRIBUTE, expires_at)
+            .condition_expression("attribute_not_exists(#pk) OR #claimed_at <= :expired_before")
+            .expression_attribute_names("#pk", KEY)
+            .expression_attribute_names("#claimed_at", "claimed_at_ms")
+            .expression_attribute_values(
+                ":expired_before",
+                number(now.0.saturating_sub(CLAIM_TTL_MS)),
+            )
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let written = self
+            .client
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().put(put).build())
+            .transact_items(TransactWriteItem::builder().put(mapping).build())
             .send()
             .await;
-        match conditional(put)? {
-            Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
-            Conditional::ConditionFailed => self.claimed_by(id, &token).await,
+        match written {
+            Ok(_) => Ok(ClaimOutcome::Claimed),
+            Err(SdkError::ServiceError(failure)) => match failed_conditions(failure.err()) {
+                Some([true, _]) => self.claimed_by(id, &token).await,
+                Some([false, true]) => Ok(ClaimOutcome::IdentifierTaken),
+                _ => Err(StoreError::Unavailable),
+            },
+            Err(_) => Err(StoreError::Unavailable),
         }
+    }
+
+    /// One conditional `UpdateItem` of `early-fetch:wallet:<payer>`: free, expired or ours.
+    async fn lease_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+        now: UtcMillis,
+        until: UtcMillis,
+    ) -> Result<bool, StoreError> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(early_fetch_key(payer))))
+            .update_expression("SET #holder = :holder, #until = :until, #ttl = :ttl")
+            .condition_expression(
+                "attribute_not_exists(#pk) OR #until <= :now OR #holder = :holder",
+            )
+            .expression_attribute_names("#pk", KEY)
+            .expression_attribute_names("#holder", "holder")
+            .expression_attribute_names("#until", "held_until_ms")
+            .expression_attribute_names("#ttl", TTL_ATTRIBUTE)
+            .expression_attribute_values(":holder", text(holder.key()))
+            .expression_attribute_values(":until", number(until.0))
+            .expression_attribute_values(":ttl", number(epoch_seconds(until.0)))
+            .expression_attribute_values(":now", number(now.0))
+            .send()
+            .await;
+        Ok(matches!(conditional(update)?, Conditional::Written(_)))
+    }
+
+    /// One conditional `UpdateItem`: `held_until_ms = 0` if `holder` holds it.
+    async fn release_early_fetch(
+        &self,
+        payer: &Base58Id,
+        holder: &PaymentId,
+    ) -> Result<(), StoreError> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(early_fetch_key(payer))))
+            .update_expression("SET #until = :zero")
+            .condition_expression("#holder = :holder")
+            .expression_attribute_names("#holder", "holder")
+            .expression_attribute_names("#until", "held_until_ms")
+            .expression_attribute_values(":holder", text(holder.key()))
+            .expression_attribute_values(":zero", number(0))
+            .send()
+            .await;
+        conditional(update).map(drop)
+    }
+
+    async fn identified(
+        &self,
+        identifier: &IdentifierBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let stored = self
+            .client
+            .get_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(identifier.key())))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let Some(item) = stored.item else {
+            return Ok(None);
+        };
+        let claimed_at: i64 = read_number(&item, "claimed_at_ms")?;
+        if claimed_at <= now.0.saturating_sub(CLAIM_TTL_MS) {
+            return Ok(None);
+        }
+        PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
         let Some(item) = self.stored_claim(id).await? else {
             return Ok(None);
         };
-        let tx = match item.get("payment_tx") {
-            None => None,
-            Some(_) => Some(read_text(&item, "payment_tx")?),
-        };
-        StoredClaim::from_stored(
-            read_text(&item, "op")?,
-            read_text(&item, "marker")?,
-            read_number(&item, "claimed_at_ms")?,
-            read_number(&item, "resumes")?,
-            tx,
-        )
+        StoredClaim::from_stored(StoredAttributes {
+            op: read_text(&item, "op")?,
+            marker: read_text(&item, "marker")?,
+            claimed_at_ms: read_number(&item, "claimed_at_ms")?,
+            resumes: read_number(&item, "resumes")?,
+            tx: optional_text(&item, "payment_tx")?,
+            url: optional_text(&item, "url_binding")?,
+            payer: optional_text(&item, "payer_wallet")?,
+        })
         .map(Some)
     }
 
@@ -92,13 +222,14 @@ impl PaymentClaims for DynamoStore {
         })
     }
 
-    /// One conditional `ADD resumes 1`: same op, settled, not expired (claimed
-    /// less than [`CLAIM_TTL_MS`] ago, whether or not TTL has removed it yet), and resumed
-    /// fewer than [`MAX_RESUMES`] times (a claim starts at 0).
+    /// One conditional `ADD resumes 1`: same op and URL binding, settled (out of flight) or
+    /// delivered, not expired (claimed less than [`CLAIM_TTL_MS`] ago, whether or not TTL has
+    /// removed it yet), and resumed fewer than [`MAX_RESUMES`] times (a claim starts at 0).
     async fn resume(
         &self,
         id: &PaymentId,
         op: PaidOp,
+        url: &UrlBinding,
         now: UtcMillis,
     ) -> Result<ResumeOutcome, StoreError> {
         let update = self
@@ -108,8 +239,13 @@ impl PaymentClaims for DynamoStore {
             .set_key(Some(key_of(id.key())))
             .update_expression("ADD #resumes :one")
             .condition_expression(
-                "#op = :op AND #marker = :settled AND #claimed_at > :expired_before AND #claimed_at <= :ended_before AND #resumes < :max",
+                "#op = :op AND #claimed_at > :expired_before AND #resumes < :max \
+                 AND ((#marker = :settled AND #claimed_at <= :ended_before) OR #marker = :delivered) \
+                 AND (#url = :url OR (attribute_not_exists(#url) AND #marker = :settled))",
             )
+            .expression_attribute_names("#url", "url_binding")
+            .expression_attribute_values(":url", text(url.hex()))
+            .expression_attribute_values(":delivered", text(ClaimMarker::Delivered.as_str()))
             .expression_attribute_names("#resumes", "resumes")
             .expression_attribute_names("#op", "op")
             .expression_attribute_names("#marker", "marker")
@@ -128,7 +264,10 @@ impl PaymentClaims for DynamoStore {
                 let item = output.attributes().ok_or(StoreError::Corrupt)?;
                 let tx =
                     Base58Id::parse(read_text(item, "payment_tx")?).ok_or(StoreError::Corrupt)?;
-                Ok(ResumeOutcome::Resumed { tx })
+                let payer = optional_text(item, "payer_wallet")?
+                    .map(|payer| Base58Id::parse(payer).ok_or(StoreError::Corrupt))
+                    .transpose()?;
+                Ok(ResumeOutcome::Resumed { tx, payer })
             }
             Conditional::ConditionFailed => Ok(ResumeOutcome::Refused),
         }
@@ -157,6 +296,26 @@ impl DynamoStore {
             .map_err(unavailable)?;
         Ok(stored.item)
     }
+}
+
+/// Which items of a cancelled claim transaction failed their condition ([claim, mapping]);
+/// None when it failed for another reason.
+fn failed_conditions(error: &TransactWriteItemsError) -> Option<[bool; 2]> {
+    let TransactWriteItemsError::TransactionCanceledException(cancelled) = error else {
+        return None;
+    };
+    let failed = |n: usize| {
+        cancelled
+            .cancellation_reasons()
+            .get(n)
+            .is_some_and(|reason| reason.code() == Some("ConditionalCheckFailed"))
+    };
+    Some([failed(0), failed(1)])
+}
+
+/// A string attribute that may be absent.
+fn optional_text<'a>(item: &'a Item, name: &str) -> Result<Option<&'a str>, StoreError> {
+    item.get(name).map(|_| read_text(item, name)).transpose()
 }
 
 /// 128 random bits as hex: one claim attempt's identity.

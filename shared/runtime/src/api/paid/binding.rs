@@ -1,0 +1,84 @@
+//! The claim's keys for the called URL and the `payment-identifier` id:
+//! `key = SHA-256(domain ‖ signing seed)`, one domain each, and a claim keeps
+//! `HMAC-SHA256(key, called URL)` ([`UrlBinding`]) and `HMAC-SHA256(key, id)`
+//! ([`IdentifierBinding`]), so a retry is recognised while the store never holds the URL or
+//! the id, nor a hash anyone without the seed could recompute from a guess.
+
+use hmac::{Hmac, Mac};
+use payability_core::policy::TargetUrl;
+use sha2::{Digest, Sha256};
+
+use crate::store::{IdentifierBinding, UrlBinding};
+
+/// Domain separation: these keys are never the memo key, each other, nor the seed itself.
+const BINDING_KEY_DOMAIN: &[u8] = b"payability-verdict/claim-url-binding/v1";
+/// The domain of the identifier key.
+const IDENTIFIER_KEY_DOMAIN: &[u8] = b"payability-verdict/payment-identifier/v1";
+
+/// The HMAC keys of claim bindings, derived from the signing seed.
+pub(in crate::api) struct BindingKey {
+    url: [u8; 32],
+    identifier: [u8; 32],
+}
+
+/// SHA-256 of a domain followed by the seed.
+fn derived(domain: &[u8], signing_seed: &[u8; 32]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(domain);
+    hasher.update(signing_seed);
+    hasher.finalize().into()
+}
+
+/// HMAC-SHA256 of `input` under `key`.
+fn mac(key: &[u8; 32], input: &[u8]) -> [u8; 32] {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(input);
+    mac.finalize().into_bytes().into()
+}
+
+impl BindingKey {
+    /// Derives the keys from the signing seed.
+    pub(in crate::api) fn derive(signing_seed: &[u8; 32]) -> Self {
+        Self {
+            url: derived(BINDING_KEY_DOMAIN, signing_seed),
+            identifier: derived(IDENTIFIER_KEY_DOMAIN, signing_seed),
+        }
+    }
+
+    /// The binding of a called URL.
+    pub(in crate::api) fn url(&self, target: &TargetUrl) -> UrlBinding {
+        UrlBinding(mac(&self.url, target.as_str().as_bytes()))
+    }
+
+    /// The binding of a `payment-identifier` id.
+    pub(in crate::api) fn identifier(&self, id: &str) -> IdentifierBinding {
+        IdentifierBinding(mac(&self.identifier, id.as_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use payability_core::policy::{AddressRule, vet_target_url};
+
+    use super::*;
+
+    #[test]
+    fn a_binding_is_keyed_by_the_seed_and_is_no_plain_hash_of_the_url() {
+        let url = vet_target_url("https://seller.example/x", AddressRule::PublicOnly).unwrap();
+        let other = vet_target_url("https://seller.example/y", AddressRule::PublicOnly).unwrap();
+        let key = BindingKey::derive(&[7; 32]);
+        let plain: [u8; 32] = Sha256::digest(url.as_str().as_bytes()).into();
+        assert_eq!(key.url(&url), key.url(&url), "deterministic");
+        assert_ne!(key.url(&url), key.url(&other), "per URL");
+        assert_ne!(key.url(&url), BindingKey::derive(&[8; 32]).url(&url), "per seed");
+        assert_ne!(key.url(&url).0, plain, "not the URL's SHA-256");
+        assert_ne!(key.url, [7; 32], "not the seed itself");
+        assert_ne!(key.url, key.identifier, "a key per binding");
+        let memo_key_input = [b"payability-verdict/memo-key/v1".as_slice(), &[7; 32]].concat();
+        assert_ne!(key.url, <[u8; 32]>::from(Sha256::digest(memo_key_input)), "not the memo key");
+        let id = "pay_7d5d747be160e280";
+        assert_eq!(key.identifier(id), key.identifier(id), "deterministic");
+        assert_ne!(key.identifier(id).0, key.url(&url).0);
+        assert_ne!(key.identifier(id).0, <[u8; 32]>::from(Sha256::digest(id)), "keyed");
+    }
+}

@@ -1,0 +1,148 @@
+//! The delivered verdict whose answer was lost, on DynamoDB (moto, named by
+//! PAYABILITY_TEST_DYNAMODB_ENDPOINTS, which `scripts/test` sets): the same payment for the
+//! same op and URL gets its verdict again, at most three times, settled once, one ledger
+//! entry with the payer's wallet, one paid count; another URL or the other op is 409.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use http::{HeaderMap, HeaderValue, Method};
+use payability_core::policy::AddressRule;
+use payability_runtime::api::config::ServiceConfig;
+use payability_runtime::api::published_keys::KeyPublication;
+use payability_runtime::api::{ApiRequest, Service};
+use payability_runtime::store::choice::StoreChoice;
+use payability_runtime::store::dynamodb::{DynamoStore, TableNames, create_tables};
+use payability_runtime::store::{
+    ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay, UtcMillis,
+};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::chain::{Chain, Facilitator, Rpc};
+use crate::clock::TestClock;
+use crate::expect;
+use crate::loopback::closed_port;
+use crate::payment::{BUYER, Payment};
+use crate::target::Target;
+use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START};
+
+/// The moto endpoint `scripts/test` names (dynalite has no `TransactWriteItems`, which the
+/// ledger write is); fails, never skips, without one.
+fn moto() -> String {
+    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
+    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
+    let moto =
+        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
+    assert!(moto.starts_with("http://127.0.0.1:"), "tests talk to loopback only");
+    moto.to_owned()
+}
+
+/// SDK settings for moto: dummy static credentials and region.
+fn moto_sdk() -> SdkConfig {
+    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
+    SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .endpoint_url(moto())
+        .build()
+}
+
+/// A fresh set of tables on moto.
+async fn fresh_store() -> DynamoStore {
+    let started = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros();
+    let tables = TableNames::with_prefix(&format!("pf-{}-{started}-", std::process::id()));
+    let store = DynamoStore::new(&moto_sdk(), tables);
+    create_tables(store.client(), store.tables()).await.expect("tables created");
+    store
+}
+
+/// A `POST` of the paid route `path` about `url`, with a payment when given.
+fn request(path: &str, payment: Option<&Payment>, url: &str) -> ApiRequest {
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    if let Some(payment) = payment {
+        let (name, value) = payment.header();
+        headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
+    }
+    ApiRequest {
+        method: Method::POST,
+        path: path.to_owned(),
+        query: None,
+        headers,
+        body: json!({"url": url}).to_string().into_bytes(),
+        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        public_base_url: None,
+        request_id: "paid-flow-dynamodb".to_owned(),
+    }
+}
+
+#[tokio::test]
+async fn a_delivered_verdict_whose_answer_was_lost_is_delivered_again_on_dynamodb() {
+    let start = UtcMillis::parse_rfc3339_millis(START).expect("a timestamp");
+    let clock = TestClock::take(start).await;
+    let chain = Arc::new(Chain::default());
+    let target = Target::start().await;
+    let facilitator = Facilitator::start(Arc::clone(&chain)).await;
+    let rpc = Rpc::start(Arc::clone(&chain)).await;
+    let store = fresh_store().await;
+    let readback = DynamoStore::new(&moto_sdk(), store.tables().clone());
+    let config = ServiceConfig {
+        operator_wallet: OPERATOR_WALLET.to_owned(),
+        facilitator_url: Some(facilitator.url()),
+        fee_payer: None,
+        solana_rpc_url: Some(rpc.url()),
+        public_base_url: Some(PUBLIC_BASE_URL.to_owned()),
+        house_token: None,
+        store: StoreChoice::DynamoDb(store.tables().clone()),
+        address_rule: AddressRule::AllowPrivate,
+        valet_origin: format!("http://127.0.0.1:{}", closed_port()),
+        keys: KeyPublication::default(),
+    };
+    let service = Service::new(config, &[7; 32], store, clock.function()).expect("starts");
+    let send = async |request: ApiRequest| -> Answer {
+        let answer = tokio::time::timeout(Duration::from_secs(30), service.handle(request));
+        answer.await.expect("answers in time").into()
+    };
+    let url = target.url();
+    let challenge = send(request("/check", None, &url)).await;
+    let payment = Payment::v2(challenge.header("payment-required").expect("a challenge"));
+
+    let lost = send(request("/check", Some(&payment), &url)).await;
+    assert!(lost.is_verdict(), "the first request delivered (its answer is then lost): {lost}");
+    let elsewhere = send(request("/check", Some(&payment), &format!("{url}?other"))).await;
+    expect::conflict(&elsewhere, "payment_already_used");
+    let other_op = send(request(MEMO, Some(&payment), &url)).await;
+    assert_ne!(other_op.status, 200, "never a memo verdict for a check payment: {other_op}");
+    clock.advance(Duration::from_secs(31));
+    for n in 0..3 {
+        let again = send(request("/check", Some(&payment), &url)).await;
+        assert!(again.is_verdict(), "delivery {n} again: {again}");
+        let settlement = again.settlement().expect("a PAYMENT-RESPONSE header");
+        assert_eq!(settlement["transaction"], payment.landed_signature().as_str());
+    }
+    let fourth = send(request("/check", Some(&payment), &url)).await;
+    expect::conflict(&fourth, "payment_already_used");
+
+    assert_eq!(facilitator.settle_calls(), 1, "settled once");
+    assert_eq!(target.hits(), 4, "fetched for each delivery, never for another URL or op");
+    let id = PaymentId(Sha256::digest(payment.message()).into());
+    let claim = readback.claim_of(&id).await.unwrap().expect("the claim");
+    assert_eq!((claim.marker, claim.resumes), (ClaimMarker::Delivered, 3));
+    let ledger = readback.cad_pending(10).await.unwrap();
+    assert_eq!(ledger.len(), 1, "one ledger entry: {ledger:?}");
+    let Payer::Paid { wallet, tx, .. } = &ledger[0].payer else { panic!("a paid entry") };
+    assert_eq!(
+        (wallet.as_ref().map(|w| w.as_str()), tx.as_str()),
+        (Some(BUYER), payment.landed_signature().as_str())
+    );
+    let today = UtcDay::of(clock.now()).unwrap();
+    let days = readback.days(&today, &today).await.unwrap();
+    let paid: u64 =
+        days[0].counts.iter().filter(|(n, _)| n.starts_with("paid_")).map(|(_, c)| c).sum();
+    assert_eq!(paid, 1, "counted once: {days:?}");
+}
