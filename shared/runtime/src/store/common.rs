@@ -1,4 +1,4 @@
-//! What several store capabilities share: the closed-form error, the UTC day, base58 ids and the paid ops.
+//! What several capabilities share: the closed-form error, the UTC day, base58 ids, paid ops.
 
 pub use payability_core::report::UtcMillis;
 

@@ -1,4 +1,4 @@
-//! The append-only ledger: its entries, keys, CAD block and refunds, and the trait that appends them.
+//! The append-only ledger: its entries, keys, CAD block and refunds, and the trait that appends.
 
 use std::future::Future;
 
