@@ -3,7 +3,11 @@
 
 use payability_core::grade::{CheckState, MemoState};
 
-use super::types::*;
+use super::ledger::{CAD_BASIS, CHECK_LEDGER_PREFIX, MEMO_LEDGER_PREFIX};
+use super::{
+    Base58Id, CadBlock, CadRate, CriteriaVersion, HouseId, LedgerEntry, LedgerVerdict, Payer,
+    StoreError, UtcDay, UtcMillis,
+};
 
 /// One stored attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
