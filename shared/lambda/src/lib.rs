@@ -128,11 +128,7 @@ impl WithService for Serve {
         lambda_http::run(service_fn(move |event: Request| {
             let service = service.clone();
             async move {
-                let request = api_request(event);
-                let response = match Route::of_path(&request.path) {
-                    Some(route) if routes.contains(&route) => service.handle(request).await,
-                    _ => answer_unrouted(&request),
-                };
+                let response = service.handle_served(routes, api_request(event)).await;
                 Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
             }
         }))

@@ -15,7 +15,7 @@ use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::emf::{self, METRICS, NAMESPACE};
 use payability_runtime::api::published_keys::KeyPublication;
-use payability_runtime::api::{ApiRequest, Service};
+use payability_runtime::api::{ApiRequest, Route, Service};
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
@@ -202,4 +202,34 @@ async fn no_emf_line_carries_a_url_a_header_value_or_a_fetched_value() {
     assert_eq!(status, 404);
     assert_eq!(object[emf::ROUTE], "none");
     assert_eq!(object[emf::RULE], "not_covered");
+}
+
+/// A function serving only some routes (as each Lambda function does) answers another
+/// function's route 404 `not_found` and a path not ours as every function does, and its EMF
+/// line names the route resolved from the path either way.
+#[tokio::test]
+async fn a_function_answers_only_its_own_routes_and_counts_the_rest_by_their_route() {
+    emf::capture_on_this_thread();
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let dir = ScratchDir(
+        std::env::temp_dir().join(format!("payability-emf-served-{}-{nanos}", std::process::id())),
+    );
+    let service = service(&dir);
+    let served = [Route::Precheck];
+    for (path, status, route, rule) in [
+        ("/check", 404, "check", Some("not_found")),
+        ("/toll/payability/metrics", 404, "metrics", Some("not_found")),
+        (&format!("/{CANARY}"), 404, "none", Some("not_covered")),
+        ("/precheck", 200, "precheck", None),
+    ] {
+        let body = json!({"url": "http://127.0.0.1:1/", "caller": BUYER});
+        let response = service.handle_served(&served, request(path, body, &[])).await;
+        let lines = emf::take_captured();
+        assert_eq!(lines.len(), 1, "one EMF line per request: {lines:?}");
+        assert!(!lines[0].contains(CANARY), "{}", lines[0]);
+        let object: Value = serde_json::from_str(&lines[0]).expect("one JSON object");
+        assert_eq!(response.status().as_u16(), status, "{path}: {object}");
+        assert_eq!(object[emf::ROUTE], route, "{path}");
+        assert_eq!(object[emf::RULE].as_str(), rule, "{path}: {object}");
+    }
 }

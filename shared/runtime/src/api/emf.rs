@@ -7,10 +7,12 @@
 //! Every dimension value and every key comes from a closed list: the route's name
 //! ([`super::Route::name`] or `none`), a verdict state from the published criteria, a rule id
 //! from [`super::errors`]. Nothing of the request (URL, path, query, header value, body) and
-//! nothing fetched is read into the object: the only things read from the response are its
-//! status, its verdict state (a `&'static str`), the `house` flag of our own report and the
-//! rule id of our own error answer, which is looked up in the closed list and replaced by the
-//! list's own string.
+//! nothing fetched is read into the object, and the response's body is never read: the
+//! route comes resolved from `handle`, and the only things read from the response are its
+//! status and its [`Telemetry`] (the rule id of our own error or refusal, the verdict state
+//! and house flag of our own report, the tripwires of our own `/metrics` answer), set where
+//! the answer was built; a rule or a state is looked up in its closed list and replaced by
+//! the list's own string.
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -21,7 +23,7 @@ use payability_core::criteria::published;
 use serde_json::{Map, Value, json};
 
 use super::errors::{ApiError, Refusal};
-use super::{ApiRequest, ApiResponse, Route};
+use super::{ApiResponse, Route, Telemetry, Tripwires};
 
 /// The CloudWatch namespace of every metric.
 pub const NAMESPACE: &str = "Payability";
@@ -69,14 +71,6 @@ pub const TRIPWIRE_FREE_USE: &str = "TripwireFreeUseFired";
 pub const TRIPWIRE_REFUNDS: &str = "TripwireRefundsFired";
 /// 1 when `/metrics` answers that the tripwires are armed (Day-0 is recorded), else 0.
 pub const TRIPWIRES_ARMED: &str = "TripwiresArmed";
-
-/// The `/metrics` tripwire each tripwire metric mirrors (`fired`, or `armed` for
-/// [`TRIPWIRES_ARMED`]).
-const TRIPWIRE_FLAGS: [(&str, &str, &str); 3] = [
-    (TRIPWIRE_FREE_USE, "free_use_over_10x_paid_use", "fired"),
-    (TRIPWIRE_REFUNDS, "refunds_over_5_percent_in_30_days", "fired"),
-    (TRIPWIRES_ARMED, "free_use_over_10x_paid_use", "armed"),
-];
 
 /// Every metric of the namespace, with its CloudWatch unit: the one list.
 pub const METRICS: [(&str, &str); 15] = [
@@ -139,36 +133,28 @@ pub fn closed_rules() -> &'static [&'static str] {
     })
 }
 
-/// The rule id of our own error answer (`{"error": {"rule"}}`) or 402 (`"error": "<rule>:
-/// <message>"`), as the closed list's own string; None for a success or anything else.
-fn rule_of(response: &ApiResponse) -> Option<&'static str> {
-    let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) {
-        return None;
-    }
-    let body: Value = serde_json::from_slice(response.body()).ok()?;
-    let named = match body.get("error")? {
-        Value::Object(error) => error.get("rule")?.as_str()?,
-        Value::String(text) => text.split(':').next()?,
-        _ => return None,
-    };
+/// The rule id our own error answer or 402 refusal recorded, as the closed list's own string;
+/// None when the answer recorded none or one outside the list.
+fn rule_of(telemetry: &Telemetry) -> Option<&'static str> {
+    let named = telemetry.rule?;
     closed_rules().iter().copied().find(|rule| *rule == named)
 }
 
 /// The verdict state of a delivered report, if it is one of the published states.
-fn state_of(response: &ApiResponse) -> Option<&'static str> {
-    let state = response.state?;
+fn state_of(telemetry: &Telemetry) -> Option<&'static str> {
+    let state = telemetry.state?;
     let texts = published();
     let known = texts.states.iter().chain(texts.memo_op.states.iter()).any(|s| s == state);
     known.then_some(state)
 }
 
-/// Whether a delivered report of ours says `house: true`.
-fn is_house(response: &ApiResponse) -> bool {
-    serde_json::from_slice::<Value>(response.body())
-        .ok()
-        .and_then(|body| body.get("house").and_then(Value::as_bool))
-        .unwrap_or(false)
+/// Each tripwire metric with the `/metrics` flag it mirrors.
+fn tripwire_flags(tripwires: Tripwires) -> [(&'static str, bool); 3] {
+    [
+        (TRIPWIRE_FREE_USE, tripwires.free_use_fired),
+        (TRIPWIRE_REFUNDS, tripwires.refunds_fired),
+        (TRIPWIRES_ARMED, tripwires.armed),
+    ]
 }
 
 /// One directive of `_aws.CloudWatchMetrics`.
@@ -178,21 +164,22 @@ fn directive(dimensions: &[&[&str]], metrics: &[&str]) -> Value {
     json!({"Namespace": NAMESPACE, "Dimensions": dimensions, "Metrics": metrics})
 }
 
-/// The EMF object of one answered request (`timestamp_ms`: when it was answered).
+/// The EMF object of one answered request for `route` (None: a path that is not ours;
+/// `timestamp_ms`: when it was answered).
 pub fn object(
-    request: &ApiRequest,
+    route: Option<Route>,
     response: &ApiResponse,
     elapsed_ms: u64,
     timestamp_ms: u64,
 ) -> Value {
-    let route = Route::of_path(&request.path);
+    let telemetry = response.telemetry();
     let status = response.status().as_u16();
-    let rule = rule_of(response);
+    let rule = rule_of(telemetry);
     let state = match route.and_then(Route::paid) {
-        Some(_) if status == 200 => state_of(response),
+        Some(_) if status == 200 => state_of(telemetry),
         _ => None,
     };
-    let house = state.is_some() && is_house(response);
+    let house = state.is_some() && telemetry.house;
     let is = |hit: bool| Value::from(u64::from(hit));
     let hits = [
         (200..300).contains(&status),
@@ -224,9 +211,7 @@ pub fn object(
         directives.push(directive(&[&[ROUTE], &[ROUTE, STATE]], &[verdicts]));
     }
     if route == Some(Route::Metrics) && status == 200 {
-        let body: Value = serde_json::from_slice(response.body()).unwrap_or_default();
-        let names = TRIPWIRE_FLAGS.map(|(name, tripwire, flag)| {
-            let set = body["tripwires"][tripwire][flag].as_bool().unwrap_or(false);
+        let names = tripwire_flags(telemetry.tripwires.unwrap_or_default()).map(|(name, set)| {
             root.insert(name.into(), is(set));
             name
         });
@@ -266,9 +251,9 @@ fn in_lambda() -> bool {
     *IN_LAMBDA.get_or_init(|| std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some())
 }
 
-/// Writes the EMF line of one answered request: captured on this thread if a test asked,
-/// else to stdout under Lambda, else nowhere.
-pub fn emit(request: &ApiRequest, response: &ApiResponse, elapsed_ms: u64) {
+/// Writes the EMF line of one answered request for `route`: captured on this thread if a test
+/// asked, else to stdout under Lambda, else nowhere.
+pub fn emit(route: Option<Route>, response: &ApiResponse, elapsed_ms: u64) {
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -276,7 +261,7 @@ pub fn emit(request: &ApiRequest, response: &ApiResponse, elapsed_ms: u64) {
     if !captured && !in_lambda() {
         return;
     }
-    let line = object(request, response, elapsed_ms, now_ms).to_string();
+    let line = object(route, response, elapsed_ms, now_ms).to_string();
     if captured {
         CAPTURED.with(|captured| {
             if let Some(lines) = captured.borrow_mut().as_mut() {
@@ -293,22 +278,14 @@ pub fn emit(request: &ApiRequest, response: &ApiResponse, elapsed_ms: u64) {
 
 #[cfg(test)]
 mod tests {
-    use http::{HeaderMap, Method, StatusCode};
+    use http::StatusCode;
 
     use super::*;
     use crate::api::respond::{error, json_response};
 
-    fn request(path: &str) -> ApiRequest {
-        ApiRequest {
-            method: Method::POST,
-            path: path.to_owned(),
-            query: None,
-            headers: HeaderMap::new(),
-            body: Vec::new(),
-            source_ip: None,
-            public_base_url: None,
-            request_id: "emf-unit".to_owned(),
-        }
+    /// The route `handle` resolves for a path.
+    fn request(path: &str) -> Option<Route> {
+        Route::of_path(path)
     }
 
     /// Every metric a directive names is at the root, with a number; every dimension too.
@@ -342,7 +319,7 @@ mod tests {
     #[test]
     fn an_error_counts_its_rule_and_its_failure_class() {
         let response = error(ApiError::StoreUnavailable);
-        let object = object(&request("/check"), &response, 12, 1);
+        let object = object(request("/check"), &response, 12, 1);
         assert_well_formed(&object);
         assert_eq!(object[ROUTE], "check");
         assert_eq!(object[RULE], "store_unavailable");
@@ -356,9 +333,10 @@ mod tests {
 
     #[test]
     fn a_402_counts_its_refusal_rule() {
-        let body = json!({"x402Version": 1, "error": Refusal::NotVerified(None).error_text()});
-        let response = json_response(StatusCode::PAYMENT_REQUIRED, &body);
-        let object = object(&request("/toll/payability/memo"), &response, 3, 1);
+        let refusal = Refusal::NotVerified(None);
+        let body = json!({"x402Version": 1, "error": refusal.error_text()});
+        let response = json_response(StatusCode::PAYMENT_REQUIRED, &body).with_rule(refusal.rule());
+        let object = object(request("/toll/payability/memo"), &response, 3, 1);
         assert_well_formed(&object);
         assert_eq!(object[ROUTE], "memo");
         assert_eq!(object[RULE], "payment_not_verified");
@@ -369,8 +347,9 @@ mod tests {
     #[test]
     fn a_rule_outside_the_closed_list_is_not_a_dimension() {
         let body = json!({"error": {"rule": "https://canary.example/x", "message": "m"}});
-        let response = json_response(StatusCode::BAD_REQUEST, &body);
-        let object = object(&request("/nowhere"), &response, 0, 1);
+        let response =
+            json_response(StatusCode::BAD_REQUEST, &body).with_rule("https://canary.example/x");
+        let object = object(request("/nowhere"), &response, 0, 1);
         assert_well_formed(&object);
         assert_eq!(object[ROUTE], "none");
         assert!(object.get(RULE).is_none());
@@ -379,18 +358,20 @@ mod tests {
 
     #[test]
     fn a_verdict_counts_by_state_and_a_house_one_is_not_paid() {
-        let paid = json_response(StatusCode::OK, &json!({"house": false})).with_state("BOUND");
-        let object_paid = object(&request("/memo"), &paid, 5, 1);
+        let paid =
+            json_response(StatusCode::OK, &json!({"house": false})).with_verdict("BOUND", false);
+        let object_paid = object(request("/memo"), &paid, 5, 1);
         assert_well_formed(&object_paid);
         assert_eq!(object_paid[PAID_VERDICTS], 1);
         assert_eq!(object_paid[STATE], "BOUND");
         assert!(object_paid.get(HOUSE_VERDICTS).is_none());
-        let house = json_response(StatusCode::OK, &json!({"house": true})).with_state("POPULATED");
-        let object_house = object(&request("/check"), &house, 5, 1);
+        let house =
+            json_response(StatusCode::OK, &json!({"house": true})).with_verdict("POPULATED", true);
+        let object_house = object(request("/check"), &house, 5, 1);
         assert_eq!(object_house[HOUSE_VERDICTS], 1);
         assert!(object_house.get(PAID_VERDICTS).is_none());
-        let unknown = json_response(StatusCode::OK, &json!({})).with_state("NOT-A-STATE");
-        assert!(object(&request("/check"), &unknown, 5, 1).get(STATE).is_none());
+        let unknown = json_response(StatusCode::OK, &json!({})).with_verdict("NOT-A-STATE", false);
+        assert!(object(request("/check"), &unknown, 5, 1).get(STATE).is_none());
     }
 
     #[test]
@@ -399,22 +380,21 @@ mod tests {
             "free_use_over_10x_paid_use": {"armed": true, "fired": true, "free": 11},
             "refunds_over_5_percent_in_30_days": {"armed": true, "fired": false},
         }});
-        let response = json_response(StatusCode::OK, &body);
-        let mut get = request("/metrics");
-        get.method = Method::GET;
-        let read = object(&get, &response, 4, 1);
+        let tripwires = Tripwires { armed: true, free_use_fired: true, refunds_fired: false };
+        let response = json_response(StatusCode::OK, &body).with_tripwires(tripwires);
+        let read = object(request("/metrics"), &response, 4, 1);
         assert_well_formed(&read);
         assert_eq!(read[TRIPWIRE_FREE_USE], 1);
         assert_eq!(read[TRIPWIRE_REFUNDS], 0);
         assert_eq!(read[TRIPWIRES_ARMED], 1);
-        let other = object(&request("/check"), &response, 4, 1);
+        let other = object(request("/check"), &response, 4, 1);
         assert!(other.get(TRIPWIRE_FREE_USE).is_none(), "only /metrics answers say");
     }
 
     #[test]
     fn a_free_precheck_is_counted() {
         let response = json_response(StatusCode::OK, &json!({"in_policy": true}));
-        let object = object(&request("/precheck"), &response, 1, 1);
+        let object = object(request("/precheck"), &response, 1, 1);
         assert_well_formed(&object);
         assert_eq!(object[FREE_PRECHECKS], 1);
         assert_eq!(object[STATUS_2XX], 1);
@@ -423,7 +403,7 @@ mod tests {
     #[test]
     fn capture_keeps_this_threads_lines() {
         capture_on_this_thread();
-        emit(&request("/criteria"), &json_response(StatusCode::OK, &json!({})), 1);
+        emit(request("/criteria"), &json_response(StatusCode::OK, &json!({})), 1);
         let lines = take_captured();
         assert_eq!(lines.len(), 1);
         let object: Value = serde_json::from_str(&lines[0]).unwrap();

@@ -21,7 +21,7 @@ use http::{HeaderMap, Method, StatusCode};
 use payability_core::payment::memo::PaidRoute;
 use payability_core::report::UtcMillis;
 
-pub use respond::ApiResponse;
+pub use respond::{ApiResponse, Telemetry, Tripwires};
 pub use service::{Service, ServiceError, Stores};
 
 use crate::store::Metrics;
@@ -213,15 +213,26 @@ impl<S: Stores> Service<S> {
     /// Answers one request and writes its log line (never a body, a header value, the
     /// submitted URL or anything fetched).
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
+        self.handle_served(&Route::ALL, request).await
+    }
+
+    /// Answers one request as a function serving only `routes` (a route of another
+    /// function: 404 `not_found`), and writes its log line. The route is resolved here,
+    /// once, for the answer, the log line and the EMF line.
+    pub async fn handle_served(&self, routes: &[Route], request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
-        let response = match admit(&request) {
-            Ok(route) => match head_as_get(&request) {
-                Some(get) => self.dispatch(route, &get).await,
-                None => self.dispatch(route, &request).await,
+        let route = Route::of_path(&request.path);
+        let response = match route {
+            Some(known) if !routes.contains(&known) => error(ApiError::NotFound),
+            _ => match admit(&request, route) {
+                Ok(route) => match head_as_get(&request) {
+                    Some(get) => self.dispatch(route, &get).await,
+                    None => self.dispatch(route, &request).await,
+                },
+                Err(refusal) => refusal,
             },
-            Err(refusal) => refusal,
         };
-        finish(&request, response, started)
+        finish(&request, route, response, started)
     }
 
     /// The route's answer.
@@ -252,12 +263,13 @@ impl<S: Stores> Service<S> {
 /// answers them (it holds no seed and no store); any other route is 404.
 pub fn answer_criteria(request: &ApiRequest, publication: &Publication) -> ApiResponse {
     let started = Instant::now();
-    let response = match admit(request) {
+    let route = Route::of_path(&request.path);
+    let response = match admit(request, route) {
         Ok(route) => discovery::answer_document(route, publication, request)
             .unwrap_or_else(|| error(ApiError::NotFound)),
         Err(refusal) => refusal,
     };
-    finish(request, response, started)
+    finish(request, route, response, started)
 }
 
 /// A request no route of this function serves (the not-covered function, or a path
@@ -265,11 +277,12 @@ pub fn answer_criteria(request: &ApiRequest, publication: &Publication) -> ApiRe
 /// and the log line of every answer.
 pub fn answer_unrouted(request: &ApiRequest) -> ApiResponse {
     let started = Instant::now();
-    let response = match (Route::of_path(&request.path), admit(request)) {
+    let route = Route::of_path(&request.path);
+    let response = match (route, admit(request, route)) {
         (None, Err(refusal)) => refusal,
         _ => error(ApiError::NotFound),
     };
-    finish(request, response, started)
+    finish(request, route, response, started)
 }
 
 /// `/metrics` from the counters alone, as the metrics function answers it; any other route
@@ -280,22 +293,24 @@ pub async fn answer_metrics(
     now: UtcMillis,
 ) -> ApiResponse {
     let started = Instant::now();
-    let response = match admit(request) {
+    let route = Route::of_path(&request.path);
+    let response = match admit(request, route) {
         Ok(Route::Metrics) => reads::metrics_response(store, now).await,
         Ok(_) => error(ApiError::NotFound),
         Err(refusal) => refusal,
     };
-    finish(request, response, started)
+    finish(request, route, response, started)
 }
 
-/// The route a request may go to, or its complete answer: body over the cap (413), a path
-/// that is not ours (POST: 404 `NOT COVERED`, else 404), a CORS preflight (`OPTIONS`: 204), a
-/// method the route does not answer (405 with `Allow`). `HEAD` goes wherever `GET` does.
-fn admit(request: &ApiRequest) -> Result<Route, ApiResponse> {
+/// The route a request may go to (`route`: its path's), or its complete answer: body over
+/// the cap (413), a path that is not ours (POST: 404 `NOT COVERED`, else 404), a CORS
+/// preflight (`OPTIONS`: 204), a method the route does not answer (405 with `Allow`). `HEAD`
+/// goes wherever `GET` does.
+fn admit(request: &ApiRequest, route: Option<Route>) -> Result<Route, ApiResponse> {
     if request.body.len() > MAX_REQUEST_BODY_BYTES {
         return Err(error(ApiError::BodyTooLarge));
     }
-    let Some(route) = Route::of_path(&request.path) else {
+    let Some(route) = route else {
         return Err(match request.method {
             Method::POST => error(ApiError::NotCovered),
             _ => error(ApiError::NotFound),
@@ -328,24 +343,34 @@ const CORS_EXPOSE_HEADERS: &str =
 
 /// The headers every answer carries (CORS for any origin; `Cache-Control: no-store`: a 402
 /// holds a single-use memo, a report is one check's), an empty body for `HEAD`, and the
-/// log line.
-fn finish(request: &ApiRequest, response: ApiResponse, started: Instant) -> ApiResponse {
+/// log line and the EMF line of the request's `route`.
+fn finish(
+    request: &ApiRequest,
+    route: Option<Route>,
+    response: ApiResponse,
+    started: Instant,
+) -> ApiResponse {
     let mut response = response
         .with_header("access-control-allow-origin", "*")
         .with_header("access-control-expose-headers", CORS_EXPOSE_HEADERS)
         .with_header("cache-control", "no-store");
-    emf::emit(request, &response, u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    emf::emit(route, &response, u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
     if request.method == Method::HEAD {
         response = response.without_body();
     }
-    log_request(request, &response, started);
+    log_request(request, route, &response, started);
     response
 }
 
 /// One JSON log line per request: ids, route, status, state, time; never content. The method
 /// is cut to its first 16 bytes (any text is a valid extension method); the path is never
-/// logged, only its route's name.
-fn log_request(request: &ApiRequest, response: &ApiResponse, started: Instant) {
+/// logged, only its route's name; the state is the answer's [`Telemetry`], never its body.
+fn log_request(
+    request: &ApiRequest,
+    route: Option<Route>,
+    response: &ApiResponse,
+    started: Instant,
+) {
     /// Most bytes of the request method a log line carries.
     const MAX_LOGGED_METHOD_BYTES: usize = 16;
     let method = request.method.as_str();
@@ -355,10 +380,10 @@ fn log_request(request: &ApiRequest, response: &ApiResponse, started: Instant) {
     }
     tracing::info!(
         request_id = %request.request_id,
-        route = Route::of_path(&request.path).map_or("none", Route::name),
+        route = route.map_or("none", Route::name),
         method = &method[..cut],
         status = response.status().as_u16(),
-        state = response.state.unwrap_or(""),
+        state = response.telemetry().state.unwrap_or(""),
         elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "request"
     );

@@ -8,7 +8,7 @@ use payability_core::report::UtcMillis;
 use serde_json::json;
 
 use super::errors::ApiError;
-use super::respond::{ApiResponse, error, json_response};
+use super::respond::{ApiResponse, Tripwires, error, json_response};
 use super::service::{Service, Stores};
 use crate::store::{DayCounts, MAX_METRICS_DAYS, Metrics, UtcDay};
 
@@ -58,7 +58,7 @@ pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> Ap
     }
     let today_counts =
         days.iter().find(|d| d.day == today).map(|d| d.counts.clone()).unwrap_or_default();
-    let Some(tripwires) = tripwires(&days, day0, since.as_ref(), &first, &today) else {
+    let Some((flags, tripwires)) = tripwires(&days, day0, since.as_ref(), &first, &today) else {
         return unavailable_now();
     };
     let body = json!({
@@ -70,7 +70,7 @@ pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> Ap
         "tripwires": tripwires,
         "note": "counts only; house checks never count as paid use and never set Day-0",
     });
-    json_response(StatusCode::OK, &body)
+    json_response(StatusCode::OK, &body).with_tripwires(flags)
 }
 
 /// Free pre-checks, paid verdicts and refunds of one day's counts.
@@ -91,16 +91,17 @@ fn refunds_over(refunds: u64, paid: u64) -> bool {
     refunds > 0 && refunds.saturating_mul(20) > paid
 }
 
-/// Both tripwires: not armed before Day-0 (`since` is Day-0's UTC day, clipped to the read);
-/// armed, free use since Day-0 and refunds over every 30-day window. `days` are the counts
-/// read (ascending), `first` the first day of the last 30. None when a day is out of range.
+/// Both tripwires, as flags and as published: not armed before Day-0 (`since` is Day-0's UTC
+/// day, clipped to the read); armed, free use since Day-0 and refunds over every 30-day
+/// window. `days` are the counts read (ascending), `first` the first day of the last 30.
+/// None when a day is out of range.
 fn tripwires(
     days: &[DayCounts],
     day0: Option<UtcMillis>,
     since: Option<&UtcDay>,
     first: &UtcDay,
     today: &UtcDay,
-) -> Option<serde_json::Value> {
+) -> Option<(Tripwires, serde_json::Value)> {
     let Some(since) = since.filter(|_| day0.is_some()) else {
         let (free, paid, refunds) = days
             .iter()
@@ -109,17 +110,20 @@ fn tripwires(
             .fold((0, 0, 0), |a, u| (a.0 + u.0, a.1 + u.1, a.2 + u.2));
         let window = json!({"first_day": first.as_str(), "last_day": today.as_str()});
         let not_armed = "not armed: no outside paid use yet (Day-0 not recorded); the counts of the last 30 days are shown for information";
-        return Some(json!({
-            "free_use_over_10x_paid_use": {
-                "armed": false, "fired": false, "status": not_armed, "rule": FREE_USE_RULE,
-                "window": window, "free": free, "paid": paid, "ratio": ratio(free, paid),
-            },
-            "refunds_over_5_percent_in_30_days": {
-                "armed": false, "fired": false, "status": not_armed, "rule": REFUND_RULE,
-                "window": window, "refunds": refunds, "paid": paid, "ratio": ratio(refunds, paid),
-                "windows_evaluated": 0, "worst_window": null,
-            },
-        }));
+        return Some((
+            Tripwires::default(),
+            json!({
+                "free_use_over_10x_paid_use": {
+                    "armed": false, "fired": false, "status": not_armed, "rule": FREE_USE_RULE,
+                    "window": window, "free": free, "paid": paid, "ratio": ratio(free, paid),
+                },
+                "refunds_over_5_percent_in_30_days": {
+                    "armed": false, "fired": false, "status": not_armed, "rule": REFUND_RULE,
+                    "window": window, "refunds": refunds, "paid": paid, "ratio": ratio(refunds, paid),
+                    "windows_evaluated": 0, "worst_window": null,
+                },
+            }),
+        ));
     };
     // One entry per day from `since` through today: (day, paid, refunds); free summed alongside.
     let mut daily: Vec<(UtcDay, u64, u64)> = Vec::new();
@@ -165,22 +169,26 @@ fn tripwires(
     let refunds_fired = worst.is_some_and(|(_, p, r)| refunds_over(r, p));
     let free_fired = free > paid.saturating_mul(10);
     let status = |fired: bool| if fired { "fired: stop and review" } else { "armed: not fired" };
-    Some(json!({
-        "free_use_over_10x_paid_use": {
-            "armed": true, "fired": free_fired, "status": status(free_fired),
-            "rule": FREE_USE_RULE,
-            "window": {"first_day": since.as_str(), "last_day": today.as_str()},
-            "free": free, "paid": paid, "ratio": ratio(free, paid),
-        },
-        "refunds_over_5_percent_in_30_days": {
-            "armed": true, "fired": refunds_fired, "status": status(refunds_fired),
-            "rule": REFUND_RULE,
-            "window": {"first_day": since.as_str(), "last_day": today.as_str()},
-            "refunds": daily.iter().map(|(_, _, r)| r).sum::<u64>(), "paid": paid,
-            "ratio": ratio(daily.iter().map(|(_, _, r)| r).sum::<u64>(), paid),
-            "windows_evaluated": evaluated, "worst_window": worst_window,
-        },
-    }))
+    let flags = Tripwires { armed: true, free_use_fired: free_fired, refunds_fired };
+    Some((
+        flags,
+        json!({
+            "free_use_over_10x_paid_use": {
+                "armed": true, "fired": free_fired, "status": status(free_fired),
+                "rule": FREE_USE_RULE,
+                "window": {"first_day": since.as_str(), "last_day": today.as_str()},
+                "free": free, "paid": paid, "ratio": ratio(free, paid),
+            },
+            "refunds_over_5_percent_in_30_days": {
+                "armed": true, "fired": refunds_fired, "status": status(refunds_fired),
+                "rule": REFUND_RULE,
+                "window": {"first_day": since.as_str(), "last_day": today.as_str()},
+                "refunds": daily.iter().map(|(_, _, r)| r).sum::<u64>(), "paid": paid,
+                "ratio": ratio(daily.iter().map(|(_, _, r)| r).sum::<u64>(), paid),
+                "windows_evaluated": evaluated, "worst_window": worst_window,
+            },
+        }),
+    ))
 }
 
 #[cfg(test)]
@@ -203,7 +211,9 @@ mod tests {
     #[test]
     fn unarmed_before_day0_whatever_the_counts() {
         let days = [counts("2026-03-01", &[("precheck", 500), ("refund", 3)])];
-        let wires = tripwires(&days, None, None, &day("2026-02-01"), &day("2026-03-02")).unwrap();
+        let (flags, wires) =
+            tripwires(&days, None, None, &day("2026-02-01"), &day("2026-03-02")).unwrap();
+        assert_eq!(flags, Tripwires::default(), "the flags say what the answer says");
         for name in ["free_use_over_10x_paid_use", "refunds_over_5_percent_in_30_days"] {
             assert_eq!(wires[name]["armed"], false);
             assert_eq!(wires[name]["fired"], false);
@@ -223,7 +233,9 @@ mod tests {
         let today = day("2026-02-15");
         let since = day("2026-01-01");
         let first = today.shifted(-29).unwrap();
-        let wires = tripwires(&days, Some(day0), Some(&since), &first, &today).unwrap();
+        let (flags, wires) = tripwires(&days, Some(day0), Some(&since), &first, &today).unwrap();
+        let armed_refunds = Tripwires { armed: true, free_use_fired: false, refunds_fired: true };
+        assert_eq!(flags, armed_refunds, "the flags say what the answer says");
         let refunds = &wires["refunds_over_5_percent_in_30_days"];
         assert_eq!(refunds["armed"], true);
         assert_eq!(refunds["fired"], true, "{refunds}");
@@ -249,12 +261,12 @@ mod tests {
             }
             tripwires(&days, Some(day0), Some(&since), &first, &today).unwrap()
         };
-        let under = steady(15);
+        let ((under_flags, under), (over_flags, over)) = (steady(15), steady(16));
+        assert!(!under_flags.refunds_fired && over_flags.refunds_fired);
         let refunds = &under["refunds_over_5_percent_in_30_days"];
         assert_eq!(refunds["fired"], false, "15 of 300 is 5%, not over: {refunds}");
         assert_eq!(refunds["worst_window"]["paid"], 300, "{refunds}");
         assert_eq!(refunds["worst_window"]["last_day"], "2026-02-15", "latest on a tie");
-        let over = steady(16);
         assert_eq!(over["refunds_over_5_percent_in_30_days"]["fired"], true, "16 of 300");
     }
 }

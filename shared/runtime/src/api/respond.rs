@@ -1,5 +1,6 @@
 //! Responses: JSON bodies, the stable error shape `{error: {rule, message}}` of
-//! [`ApiError`], and the headers a response carries.
+//! [`ApiError`], the headers a response carries, and its [`Telemetry`]: what the log line and
+//! the EMF line read, set where the answer is built (never read back from the body).
 
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
@@ -8,15 +9,40 @@ use serde_json::json;
 
 use super::errors::ApiError;
 
-/// A response, plus the verdict state (if any) for the log line. Small on purpose: the
-/// handlers return it as their early-exit error.
+/// A response, plus its [`Telemetry`]. Small on purpose: the handlers return it as their
+/// early-exit error.
 #[derive(Debug, Clone)]
 pub struct ApiResponse {
     status: StatusCode,
     headers: Vec<(HeaderName, HeaderValue)>,
     body: Vec<u8>,
-    /// The verdict state this response carries, for the log line only.
+    telemetry: Telemetry,
+}
+
+/// What the log line and the EMF line of an answer read: closed values only (a rule id of
+/// [`ApiError`] or [`super::errors::Refusal`], a verdict state of the published criteria),
+/// set by the builder of the answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Telemetry {
+    /// The rule id of an error answer or a 402 refusal.
+    pub rule: Option<&'static str>,
+    /// The verdict state of a delivered report.
     pub state: Option<&'static str>,
+    /// Whether the delivered report is a house check's (`house: true`).
+    pub house: bool,
+    /// The tripwires of a `/metrics` answer.
+    pub tripwires: Option<Tripwires>,
+}
+
+/// The tripwire flags a `/metrics` answer publishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tripwires {
+    /// The tripwires are armed (Day-0 is recorded).
+    pub armed: bool,
+    /// The free-use tripwire fired.
+    pub free_use_fired: bool,
+    /// The refund tripwire fired.
+    pub refunds_fired: bool,
 }
 
 impl ApiResponse {
@@ -30,9 +56,14 @@ impl ApiResponse {
         &self.body
     }
 
+    /// What the log line and the EMF line read of this answer.
+    pub fn telemetry(&self) -> &Telemetry {
+        &self.telemetry
+    }
+
     /// A response without a body.
     pub fn empty(status: StatusCode) -> Self {
-        Self { status, headers: Vec::new(), body: Vec::new(), state: None }
+        Self { status, headers: Vec::new(), body: Vec::new(), telemetry: Telemetry::default() }
     }
 
     /// The same response without its body (the answer to a `HEAD`).
@@ -49,9 +80,22 @@ impl ApiResponse {
         self
     }
 
-    /// Records the verdict state for the log line.
-    pub fn with_state(mut self, state: &'static str) -> Self {
-        self.state = Some(state);
+    /// Records the delivered report's verdict state and house flag.
+    pub(super) fn with_verdict(mut self, state: &'static str, house: bool) -> Self {
+        self.telemetry.state = Some(state);
+        self.telemetry.house = house;
+        self
+    }
+
+    /// Records the rule id of an error answer or a refusal.
+    pub(super) fn with_rule(mut self, rule: &'static str) -> Self {
+        self.telemetry.rule = Some(rule);
+        self
+    }
+
+    /// Records the tripwires of a `/metrics` answer.
+    pub(super) fn with_tripwires(mut self, tripwires: Tripwires) -> Self {
+        self.telemetry.tripwires = Some(tripwires);
         self
     }
 
@@ -71,13 +115,13 @@ impl ApiResponse {
 pub fn json_response(status: StatusCode, value: &impl Serialize) -> ApiResponse {
     let body = serde_json::to_vec(value).expect("our response values always serialise");
     let headers = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
-    ApiResponse { status, headers, body, state: None }
+    ApiResponse { status, headers, body, telemetry: Telemetry::default() }
 }
 
 /// A response whose body is JSON bytes already serialised (our own challenge body).
 pub fn json_response_bytes(status: StatusCode, body: Vec<u8>) -> ApiResponse {
     let headers = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
-    ApiResponse { status, headers, body, state: None }
+    ApiResponse { status, headers, body, telemetry: Telemetry::default() }
 }
 
 /// A response whose body is bytes of another content type (a text document), or JSON bytes
@@ -88,14 +132,14 @@ pub fn bytes_response(
     body: Vec<u8>,
 ) -> ApiResponse {
     let headers = vec![(CONTENT_TYPE, HeaderValue::from_static(content_type))];
-    ApiResponse { status, headers, body, state: None }
+    ApiResponse { status, headers, body, telemetry: Telemetry::default() }
 }
 
 /// The closed-form answer of an error: `{"error": {"rule", "message"}}` with its status (and
 /// `Retry-After` where the error asks to retry).
 pub fn error(error: ApiError) -> ApiResponse {
     let body = json!({"error": {"rule": error.rule(), "message": error.message()}});
-    let response = json_response(error.status(), &body);
+    let response = json_response(error.status(), &body).with_rule(error.rule());
     match error.retry_after() {
         Some(seconds) => response.with_header("retry-after", seconds),
         None => response,

@@ -35,3 +35,4 @@ mod kill_points;
 mod latency;
 mod replays;
 mod settlement;
+mod telemetry;

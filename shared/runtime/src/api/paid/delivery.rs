@@ -156,10 +156,7 @@ impl<S: Stores> Service<S> {
             tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
         }
         let header = STANDARD.encode(delivery.settlement.to_string());
-        let state = verdict.report.state;
-        json_response(StatusCode::OK, &verdict.report.sign(&self.signer))
-            .with_header(payment.version.response_header(), &header)
-            .with_state(state)
+        self.delivered(verdict).with_header(payment.version.response_header(), &header)
     }
 
     /// A house check: no payment; the report and the ledger say `house: true`.
@@ -189,8 +186,13 @@ impl<S: Stores> Service<S> {
                 );
             }
         }
-        let state = verdict.report.state;
-        json_response(StatusCode::OK, &verdict.report.sign(&self.signer)).with_state(state)
+        self.delivered(verdict)
+    }
+
+    /// The 200 of a verdict: the signed report, its state and house flag for telemetry.
+    fn delivered(&self, verdict: Verdict) -> ApiResponse {
+        let (state, house) = (verdict.report.state, verdict.report.house);
+        json_response(StatusCode::OK, &verdict.report.sign(&self.signer)).with_verdict(state, house)
     }
 
     /// Fetches the target (once, or twice for memo), grades, and assembles the unsigned

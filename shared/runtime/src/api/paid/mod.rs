@@ -155,6 +155,7 @@ impl<S: Stores> Service<S> {
         let challenge = self.challenge(offer, &refusal.error_text());
         json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.body)
             .with_header("payment-required", &challenge.payment_required)
+            .with_rule(refusal.rule())
     }
 
     /// `GET` and `POST` `/check` and `/memo`.
