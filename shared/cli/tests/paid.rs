@@ -275,14 +275,15 @@ fn scratch_key() -> String {
 /// How long after its claim a payment is retried: a claim leaves flight after 30 s.
 const REPLAY_AFTER: Duration = Duration::from_secs(31);
 
-#[test]
-fn unclear_settlements_resolve_on_a_retry_of_the_same_payment_on_both_stores() {
+/// Runs `scenario` on the embedded store and on DynamoDB (moto) at once, a thread each, and
+/// fails naming the stores it failed on.
+fn on_both_stores(scenario: fn(StoreKind)) {
     std::thread::scope(|scope| {
         let runs: Vec<_> = [StoreKind::Embedded, StoreKind::DynamoDb]
             .into_iter()
             .map(|store| {
                 let thread = std::thread::Builder::new().name(format!("{store:?}"));
-                (store, thread.spawn_scoped(scope, move || unclear_settlements_resolve(store)))
+                (store, thread.spawn_scoped(scope, move || scenario(store)))
             })
             .collect();
         let failed: Vec<StoreKind> = runs
@@ -291,6 +292,11 @@ fn unclear_settlements_resolve_on_a_retry_of_the_same_payment_on_both_stores() {
             .collect();
         assert!(failed.is_empty(), "the scenario failed on {failed:?} (panics above)");
     });
+}
+
+#[test]
+fn unclear_settlements_resolve_on_a_retry_of_the_same_payment_on_both_stores() {
+    on_both_stores(unclear_settlements_resolve);
 }
 
 /// One store's scenario: three settlements whose outcome the service cannot know (a slow
@@ -401,20 +407,7 @@ fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_
 
 #[test]
 fn a_buyer_that_leaves_during_a_slow_settle_gets_its_verdict_on_a_retry_on_both_stores() {
-    std::thread::scope(|scope| {
-        let runs: Vec<_> = [StoreKind::Embedded, StoreKind::DynamoDb]
-            .into_iter()
-            .map(|store| {
-                let thread = std::thread::Builder::new().name(format!("{store:?}"));
-                (store, thread.spawn_scoped(scope, move || answer_lost_then_retried(store)))
-            })
-            .collect();
-        let failed: Vec<StoreKind> = runs
-            .into_iter()
-            .filter_map(|(store, run)| run.unwrap().join().is_err().then_some(store))
-            .collect();
-        assert!(failed.is_empty(), "the scenario failed on {failed:?} (panics above)");
-    });
+    on_both_stores(answer_lost_then_retried);
 }
 
 /// The official client closes its connection 1.5 s into a 3 s settlement; `serve` runs the
