@@ -4,12 +4,10 @@
 //! No secret value is ever logged or formatted into an error.
 
 use aws_config::SdkConfig;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use payability_core::report::UtcMillis;
 
 use crate::settings;
-use crate::signing_key::{KeyError, configured_path, load_or_create_seed_from};
+use crate::signing_key::{KeyError, configured_path, load_or_create_seed_from, parse_seed};
 
 /// Environment variable naming the signing seed's secret (see [`parse_seed`]).
 pub const SIGNING_KEY_SECRET_VAR: &str = settings::SIGNING_KEY_SECRET_ARN.name();
@@ -120,50 +118,10 @@ pub async fn load_with_key_file(
     Ok(ServiceSecrets { signing_seed, house_token })
 }
 
-/// A signing seed as a secret holds it: 64 hex digits (what the SAM template generates) or
-/// the base64 of 32 bytes (what the local key file holds); surrounding whitespace ignored.
-pub fn parse_seed(text: &str) -> Option<[u8; 32]> {
-    let text = text.trim();
-    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let mut seed = [0u8; 32];
-        for (byte, pair) in seed.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
-            let pair = std::str::from_utf8(pair).ok()?;
-            *byte = u8::from_str_radix(pair, 16).ok()?;
-        }
-        return Some(seed);
-    }
-    STANDARD.decode(text).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
-}
-
 /// True when the environment names a secret to read from Secrets Manager (the process then
 /// needs AWS config), or names one badly (start-up then reports it).
 pub fn wanted_from_aws() -> bool {
     [settings::SIGNING_KEY_SECRET_ARN, settings::HOUSE_TOKEN_SECRET_ARN]
         .iter()
         .any(|var| var.from_env().map_or(true, |arn| arn.is_some()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seeds_are_64_hex_digits_or_base64_of_32_bytes() {
-        let counting: [u8; 32] = std::array::from_fn(|i| i as u8);
-        let hex: String = counting.iter().map(|b| format!("{b:02x}")).collect();
-        let vectors: [(String, Option<[u8; 32]>); 9] = [
-            (hex.clone(), Some(counting)),
-            (hex.to_uppercase(), Some(counting)),
-            (format!("  {hex}\n"), Some(counting)),
-            (STANDARD.encode(counting), Some(counting)),
-            (format!("{}\n", STANDARD.encode(counting)), Some(counting)),
-            (hex[..62].to_owned(), None),
-            (format!("{}zz", &hex[..62]), None),
-            (STANDARD.encode([7u8; 31]), None),
-            (String::new(), None),
-        ];
-        for (text, expected) in vectors {
-            assert_eq!(parse_seed(&text), expected, "{text:?}");
-        }
-    }
 }

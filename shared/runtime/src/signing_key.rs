@@ -59,7 +59,7 @@ pub enum KeySource {
 /// Reads a seed file (base64 of 32 bytes, or 64 hex digits).
 pub fn read_seed(path: &Path) -> Result<[u8; 32], KeyError> {
     let text = fs::read_to_string(path).map_err(|_| KeyError::Unreadable)?;
-    crate::secrets::parse_seed(&text).ok_or(KeyError::Malformed)
+    parse_seed(&text).ok_or(KeyError::Malformed)
 }
 
 /// Reads a base64 seed file as a signer.
@@ -157,4 +157,44 @@ fn write_new_seed(path: &Path, seed: &[u8; 32]) -> Result<(), KeyError> {
         .map_err(|_| KeyError::Unwritable)?;
     file.write_all(format!("{}\n", STANDARD.encode(seed)).as_bytes())
         .map_err(|_| KeyError::Unwritable)
+}
+
+/// A signing seed as a secret holds it: 64 hex digits (what the SAM template generates) or
+/// the base64 of 32 bytes (what the local key file holds); surrounding whitespace ignored.
+pub fn parse_seed(text: &str) -> Option<[u8; 32]> {
+    let text = text.trim();
+    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let mut seed = [0u8; 32];
+        for (byte, pair) in seed.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+            let pair = std::str::from_utf8(pair).ok()?;
+            *byte = u8::from_str_radix(pair, 16).ok()?;
+        }
+        return Some(seed);
+    }
+    STANDARD.decode(text).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_64_hex_digits_or_base64_of_32_bytes() {
+        let counting: [u8; 32] = std::array::from_fn(|i| i as u8);
+        let hex: String = counting.iter().map(|b| format!("{b:02x}")).collect();
+        let vectors: [(String, Option<[u8; 32]>); 9] = [
+            (hex.clone(), Some(counting)),
+            (hex.to_uppercase(), Some(counting)),
+            (format!("  {hex}\n"), Some(counting)),
+            (STANDARD.encode(counting), Some(counting)),
+            (format!("{}\n", STANDARD.encode(counting)), Some(counting)),
+            (hex[..62].to_owned(), None),
+            (format!("{}zz", &hex[..62]), None),
+            (STANDARD.encode([7u8; 31]), None),
+            (String::new(), None),
+        ];
+        for (text, expected) in vectors {
+            assert_eq!(parse_seed(&text), expected, "{text:?}");
+        }
+    }
 }

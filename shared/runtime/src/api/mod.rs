@@ -2,6 +2,7 @@
 //! Lambda functions: routing, closed-form errors, the free routes and the paid routes with
 //! their payment gate. Nothing here knows which server carries the bytes.
 
+mod binding;
 pub mod budget;
 pub mod config;
 pub mod discovery;

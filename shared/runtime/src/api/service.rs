@@ -75,7 +75,7 @@ pub struct Service<S> {
     pub(super) signer: ReportSigner,
     pub(super) memo_key: MemoKey,
     /// Keys the called-URL binding a payment claim keeps.
-    pub(super) binding_key: super::paid::BindingKey,
+    pub(super) binding_key: super::binding::BindingKey,
     pub(super) fetcher: Fetcher,
     pub(super) facilitator: Option<Facilitator>,
     fee_payer: OnceCell<String>,
@@ -119,7 +119,7 @@ impl<S: Stores> Service<S> {
         Ok(Self {
             signer,
             memo_key: MemoKey::derive(signing_seed),
-            binding_key: super::paid::BindingKey::derive(signing_seed),
+            binding_key: super::binding::BindingKey::derive(signing_seed),
             fetcher,
             facilitator,
             fee_payer: OnceCell::new(),
@@ -208,7 +208,7 @@ impl<S: Stores> Service<S> {
         let memo = issue_memo(&self.memo_key, offer.route, expires, nonce);
         let described = discovery::description(offer.route, offer.call);
         let mut extensions = described.extensions.clone();
-        extensions[super::paid::PAYMENT_IDENTIFIER] = super::paid::identifier_declaration();
+        extensions[discovery::PAYMENT_IDENTIFIER] = discovery::payment_identifier_declaration();
         let notes = ChallengeNotes {
             error,
             extensions: Some(&extensions),

@@ -9,6 +9,7 @@ mod bazaar;
 mod criteria;
 mod llms;
 mod openapi;
+mod payment_identifier;
 mod schemas;
 
 use http::StatusCode;
@@ -17,6 +18,7 @@ use serde_json::{Value, json};
 
 pub use bazaar::{CallStyle, EXAMPLE_URL, RouteDescription, description, example_report};
 pub use openapi::openapi_document;
+pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifier_declaration};
 
 pub use crate::base_url::Base;
 

@@ -4,33 +4,13 @@
 //! for the same op and URL is answered from the first purchase and never verified or
 //! settled (see the module documentation of [`super`]).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::super::errors::ApiError;
 use super::super::respond::{ApiResponse, error};
 
-/// The extension's name in `extensions`.
-pub(in crate::api) const PAYMENT_IDENTIFIER: &str = "payment-identifier";
-
 /// Shortest and longest id accepted.
 const ID_LENGTHS: std::ops::RangeInclusive<usize> = 16..=128;
-
-/// The declaration a 402 carries (optional: a payment without an id is processed as ever),
-/// in the shape of the official SDKs' `declarePaymentIdentifierExtension(false)`.
-pub(in crate::api) fn declaration() -> Value {
-    json!({
-        "info": {"required": false},
-        "schema": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": {
-                "required": {"type": "boolean"},
-                "id": {"type": "string", "minLength": 16, "maxLength": 128, "pattern": "^[a-zA-Z0-9_-]+$"},
-            },
-            "required": ["required"],
-        },
-    })
-}
 
 /// The id a payment payload carries: None without the extension or without `info.id` (a
 /// client that echoes our declaration and adds nothing); 400 `payment_identifier_invalid`
@@ -52,7 +32,12 @@ pub(super) fn identifier_of(payload: &Value) -> Result<Option<&str>, ApiResponse
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::api::discovery::{
+        PAYMENT_IDENTIFIER, payment_identifier_declaration as declaration,
+    };
 
     #[test]
     fn ids_are_16_to_128_characters_of_the_url_safe_alphabet() {

@@ -5,7 +5,6 @@
 //! [`crate::store::Transition`]; the time bounds are [`super::budget`].
 
 mod answers;
-mod binding;
 mod delivery;
 mod early;
 mod identifier;
@@ -32,9 +31,7 @@ use crate::store::{
     ResumeOutcome, StoredClaim, UrlBinding, UtcDay,
 };
 use answers::*;
-pub(super) use binding::BindingKey;
 pub(super) use delivery::Delivery;
-pub(super) use identifier::{PAYMENT_IDENTIFIER, declaration as identifier_declaration};
 
 /// The body of a paid request: the one endpoint to check.
 #[derive(Deserialize)]
