@@ -1,1 +1,4 @@
-//! Workspace-level tests live in `tests/`; this crate has no code of its own.
+//! Shared test support for the workspace's crates (a dev-dependency only): the local servers
+//! `scripts/test` starts. The workspace-level tests themselves live in `tests/tests/`.
+
+pub mod endpoints;

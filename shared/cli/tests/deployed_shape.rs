@@ -56,10 +56,11 @@ use payability_runtime::api::Route;
 use payability_runtime::api::errors::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
+use payability_tests::endpoints::moto_endpoint;
 use serde_json::{Value, json};
 use support::world::{
-    Fixture, LOCAL_REGION, Ran, Target, dynamodb_env, fixtures, http_json, moto_endpoint,
-    run_bounded, scratch_file, unique_suffix,
+    Fixture, LOCAL_REGION, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded,
+    scratch_file, unique_suffix,
 };
 use support::{HOUSE_TOKEN, WALLET};
 

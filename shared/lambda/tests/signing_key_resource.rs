@@ -10,17 +10,8 @@ use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_secretsmanager::config::{Credentials, SharedCredentialsProvider};
 use payability_core::signing::ReportSigner;
 use payability_lambda::signing_key_resource::{ResourceRequest, handle};
+use payability_tests::endpoints::moto_endpoint;
 use serde_json::{Value, json};
-
-/// moto's endpoint from `scripts/test`'s list; fails (never skips) without it.
-fn moto_endpoint() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let moto =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(moto.starts_with("http://127.0.0.1:"), "tests talk to loopback only");
-    moto.to_owned()
-}
 
 fn sdk() -> SdkConfig {
     let credentials = Credentials::new("local", "local", None, None, "payability-tests");

@@ -19,6 +19,7 @@ use aws_config::{BehaviorVersion, Region};
 use payability_runtime::store::dynamodb::{
     DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
 };
+use payability_tests::endpoints::moto_endpoint;
 use serde_json::{Value, json};
 
 use super::Server;
@@ -196,17 +197,6 @@ impl StoreKind {
             Self::DynamoDb => dynamodb_env(&moto_endpoint()),
         }
     }
-}
-
-/// The moto endpoint of PAYABILITY_TEST_DYNAMODB_ENDPOINTS (dynalite 4.0 lacks
-/// TransactWriteItems, which the ledger write uses).
-pub fn moto_endpoint() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let url =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {url}");
-    url.to_owned()
 }
 
 /// Creates fresh tables on `endpoint` (the runtime's `create_tables`) and returns the
