@@ -20,13 +20,13 @@ use payability_runtime::store::{
     ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay, UtcMillis,
 };
 use payability_tests::endpoints::moto_endpoint;
+use payability_tests::standin::closed_port;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::chain::{Chain, Facilitator, Rpc};
 use crate::clock::TestClock;
 use crate::expect;
-use crate::loopback::closed_port;
 use crate::payment::{BUYER, Payment};
 use crate::target::Target;
 use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START};
