@@ -34,6 +34,8 @@ pub struct Recorded {
     pub method: String,
     /// The path, query string included.
     pub path: String,
+    /// `HTTP/1.1`, ...
+    pub version: String,
     /// The header fields in order, names lower-cased.
     pub headers: Vec<(String, String)>,
     /// The body bytes.
@@ -47,9 +49,9 @@ impl Recorded {
         self.headers.iter().find(|(n, _)| *n == name).map(|(_, value)| value.as_str())
     }
 
-    /// The request line as sent, without its version: `GET /path?query`.
+    /// The request line as sent: `GET /path?query HTTP/1.1`.
     pub fn line(&self) -> String {
-        format!("{} {}", self.method, self.path)
+        format!("{} {} {}", self.method, self.path, self.version)
     }
 }
 
@@ -131,9 +133,16 @@ pub struct StandIn {
 impl StandIn {
     /// Serves `handler` on 127.0.0.1, any port.
     pub fn start(handler: Handler) -> Self {
+        Self::start_with(|_| handler)
+    }
+
+    /// Serves the handler `make` builds from the stand-in's origin (`http://127.0.0.1:PORT`),
+    /// for answers that name their own URL.
+    pub fn start_with(make: impl FnOnce(&str) -> Handler) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         listener.set_nonblocking(true).expect("a non-blocking listener");
         let addr = listener.local_addr().expect("a bound address");
+        let handler = make(&format!("http://{addr}"));
         let seen = Arc::new(Seen::default());
         let (stop, stopped) = oneshot::channel();
         let serving = Arc::clone(&seen);
@@ -147,16 +156,34 @@ impl StandIn {
 
     /// Answers every request with `reply` of it.
     pub fn replying(reply: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Self {
-        Self::start(Arc::new(move |request| {
-            let answer = reply(&request);
-            Box::pin(async move { answer })
-        }))
+        Self::replying_with(|_| reply)
+    }
+
+    /// As [`StandIn::replying`], with the closure `make` builds from the stand-in's origin.
+    pub fn replying_with<R>(make: impl FnOnce(&str) -> R) -> Self
+    where
+        R: Fn(&Recorded) -> Reply + Send + Sync + 'static,
+    {
+        Self::start_with(|origin| {
+            let reply = make(origin);
+            Arc::new(move |request| {
+                let answer = reply(&request);
+                Box::pin(async move { answer })
+            })
+        })
     }
 
     /// Answers the replies in order, one per request; past the last it closes the connection.
     pub fn canned(replies: Vec<Reply>) -> Self {
-        let next = Mutex::new(replies.into_iter());
-        Self::replying(move |_| next.lock().unwrap().next().unwrap_or(Reply::Close))
+        Self::canned_with(|_| replies)
+    }
+
+    /// As [`StandIn::canned`], with the replies `script` writes given the stand-in's origin.
+    pub fn canned_with(script: impl FnOnce(&str) -> Vec<Reply>) -> Self {
+        Self::replying_with(|origin| {
+            let next = Mutex::new(script(origin).into_iter());
+            move |_: &Recorded| next.lock().unwrap().next().unwrap_or(Reply::Close)
+        })
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -254,6 +281,7 @@ async fn record(request: hyper::Request<Incoming>) -> Result<Recorded, Closed> {
     Ok(Recorded {
         method: parts.method.to_string(),
         path: parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_owned(),
+        version: format!("{:?}", parts.version),
         headers: headers.collect(),
         body,
     })
@@ -294,7 +322,7 @@ mod tests {
 
         let seen = stand_in.requests();
         let lines: Vec<String> = seen.iter().map(Recorded::line).collect();
-        assert_eq!(lines, ["POST /a?q=1", "GET /b", "GET /c"]);
+        assert_eq!(lines, ["POST /a?q=1 HTTP/1.1", "GET /b HTTP/1.1", "GET /c HTTP/1.1"]);
         assert_eq!((seen[0].header("X-SEEN"), seen[0].body.as_slice()), (Some("yes"), &b"abc"[..]));
         assert_eq!(stand_in.accepted(), 3);
     }

@@ -15,9 +15,10 @@ use payability_core::capture::{
 };
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_runtime::fetch::{FETCH_DEADLINE, Fetcher};
+use payability_tests::standin::closed_port;
 use payability_tests::vectors::{LOOPBACK_HOST_IPV6, LOOPBACK_HOSTS_OF_127_0_0_1};
 
-use support::{Server, Step, cat, chunked, head, refused_port, response};
+use support::{Server, Step, cat, chunked, head, response};
 
 /// Vets a loopback URL the way local testing does.
 fn target(url: &str) -> TargetUrl {
@@ -347,7 +348,7 @@ async fn broken_connections_are_failed_never_a_partial_capture() {
 
 #[tokio::test]
 async fn a_refused_port_is_failed() {
-    let port = refused_port().await;
+    let port = closed_port();
     let started = Instant::now();
     let outcome = fetcher().fetch(&target(&format!("http://127.0.0.1:{port}/"))).await;
     assert!(outcome == FetchOutcome::Failed, "{}", describe(&outcome));

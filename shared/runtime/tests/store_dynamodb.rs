@@ -19,6 +19,7 @@ use payability_runtime::store::dynamodb::{
 };
 use payability_runtime::store::*;
 use payability_tests::endpoints::dynamodb_endpoints;
+use payability_tests::standin::closed_port;
 use store_contract::{Fixture, T0, URL, bare, run_all};
 use tokio::net::TcpListener;
 
@@ -263,8 +264,8 @@ async fn every_operation_is_unavailable_within_the_bound(endpoint: &str) {
 /// Nothing listens on the port: connections are refused, retried, then `Unavailable`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endpoint_down_is_unavailable_within_the_bound() {
-    let port = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
-    every_operation_is_unavailable_within_the_bound(&format!("http://127.0.0.1:{port}")).await;
+    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+    every_operation_is_unavailable_within_the_bound(&endpoint).await;
 }
 
 /// The server accepts every connection and never answers: the attempt and operation
