@@ -4,16 +4,15 @@
 //! off the path) and grade POPULATED there; a seed that is not the pinned key never starts.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::check::grade_check;
 use payability_core::signing::ReportSigner;
+use payability_tests::standin::{Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
 const WALLET: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
@@ -42,85 +41,56 @@ fn event(method: &str, raw_path: &str, stage: &str) -> Value {
 /// A loopback Runtime API: hands out the queued events on `/invocation/next` (then holds
 /// the request open) and passes every posted answer (path, body) to the test.
 struct RuntimeApi {
-    address: String,
+    stand_in: StandIn,
     answers: Receiver<(String, Value)>,
 }
 
 impl RuntimeApi {
     fn start(events: Vec<Value>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let address = listener.local_addr().unwrap().to_string();
         let queue = Arc::new(Mutex::new(VecDeque::from(events)));
         let (sender, answers) = mpsc::channel();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (queue, sender) = (queue.clone(), sender.clone());
-                std::thread::spawn(move || serve_connection(stream, &queue, &sender));
+        let stand_in = StandIn::start(Arc::new(move |request| {
+            assert!(
+                request.header("transfer-encoding").is_none(),
+                "the stand-in reads sized bodies"
+            );
+            let path = request.path.clone();
+            if path.ends_with("/invocation/next") {
+                let event = queue.lock().unwrap().pop_front();
+                return Box::pin(async move {
+                    let Some(event) = event else {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                        return Reply::Close;
+                    };
+                    Reply::status(200)
+                        .header("lambda-runtime-aws-request-id", "r-1")
+                        .header("lambda-runtime-deadline-ms", "9999999999999")
+                        .header(
+                            "lambda-runtime-invoked-function-arn",
+                            "arn:aws:lambda:us-east-1:123456789012:function:check",
+                        )
+                        .header(
+                            "lambda-runtime-trace-id",
+                            "Root=1-00000000-000000000000000000000000",
+                        )
+                        .body(event.to_string())
+                });
             }
-        });
-        Self { address, answers }
+            let body = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            sender.send((path, body)).unwrap();
+            Box::pin(async { Reply::status(202) })
+        }));
+        Self { stand_in, answers }
+    }
+
+    /// `127.0.0.1:PORT`, as AWS_LAMBDA_RUNTIME_API names it.
+    fn address(&self) -> String {
+        self.stand_in.addr().to_string()
     }
 
     fn next_answer(&self) -> (String, Value) {
         self.answers.recv_timeout(Duration::from_secs(20)).expect("the function answered")
     }
-}
-
-fn serve_connection(
-    stream: TcpStream,
-    queue: &Mutex<VecDeque<Value>>,
-    answers: &Sender<(String, Value)>,
-) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut stream = stream;
-    loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            if line.trim().is_empty() {
-                break;
-            }
-            let lower = line.to_ascii_lowercase();
-            assert!(!lower.starts_with("transfer-encoding"), "the stand-in reads sized bodies");
-            if let Some(value) = lower.strip_prefix("content-length:") {
-                length = value.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
-        let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
-        if path.ends_with("/invocation/next") {
-            let Some(event) = queue.lock().unwrap().pop_front() else {
-                std::thread::sleep(Duration::from_secs(60));
-                return;
-            };
-            let event = event.to_string();
-            let head = format!(
-                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nlambda-runtime-aws-request-id: r-1\r\n\
-                 lambda-runtime-deadline-ms: 9999999999999\r\n\
-                 lambda-runtime-invoked-function-arn: arn:aws:lambda:us-east-1:123456789012:function:check\r\n\
-                 lambda-runtime-trace-id: Root=1-00000000-000000000000000000000000\r\n\r\n",
-                event.len()
-            );
-            stream.write_all(head.as_bytes()).unwrap();
-            stream.write_all(event.as_bytes()).unwrap();
-        } else {
-            stream.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").unwrap();
-            let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            answers.send((path, body)).unwrap();
-        }
-    }
-}
-
-/// A port nothing listens on: the facilitator there refuses, so the configured fallback
-/// fee payer is advertised.
-fn closed_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// Starts the binary against `runtime`, pinned to `pinned_seed`'s public key.
@@ -134,7 +104,7 @@ fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_check"))
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("AWS_LAMBDA_RUNTIME_API", &runtime.address)
+        .env("AWS_LAMBDA_RUNTIME_API", runtime.address())
         .env("AWS_LAMBDA_FUNCTION_NAME", "check")
         .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "512")
         .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")

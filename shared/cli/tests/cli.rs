@@ -1,16 +1,14 @@
 //! End-to-end runs of the `payability` command against real loopback targets: every state of
 //! both ops, policy refusals, custody of stdout and stderr, and signature verification.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread::JoinHandle;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
+use payability_tests::standin::{Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
 const SEED_B64: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="; // 32 bytes of 7
@@ -38,36 +36,40 @@ struct Response {
     body: String,
 }
 
-/// A loopback target that answers one scripted response per connection, then stops; the
-/// script sees the target's own URL.
-fn serve(script: impl FnOnce(&str) -> Vec<Response>) -> (String, JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}/paid", listener.local_addr().unwrap().port());
-    let responses = script(&url);
-    let handle = std::thread::spawn(move || {
-        for response in responses {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut request = Vec::new();
-            let mut buf = [0u8; 1024];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                let n = stream.read(&mut buf).unwrap();
-                if n == 0 {
-                    break;
-                }
-                request.extend_from_slice(&buf[..n]);
-            }
-            let header = response.header.map(|h| format!("PAYMENT-REQUIRED: {h}\r\n"));
-            let head = format!(
-                "HTTP/1.1 {} X\r\n{}Content-Length: {}\r\nConnection: close\r\n\r\n",
-                response.status,
-                header.unwrap_or_default(),
-                response.body.len()
-            );
-            stream.write_all(head.as_bytes()).unwrap();
-            stream.write_all(response.body.as_bytes()).unwrap();
+impl Response {
+    /// The stand-in's answer: the status, the PAYMENT-REQUIRED header if any, the body.
+    fn reply(self) -> Reply {
+        let reply = Reply::status(self.status).body(self.body);
+        match self.header {
+            Some(header) => reply.header("payment-required", header),
+            None => reply,
         }
+    }
+}
+
+/// A loopback target answering its scripted responses, one per request, then closing.
+struct Target {
+    stand_in: StandIn,
+    scripted: usize,
+}
+
+impl Target {
+    /// Asserts that every scripted response was fetched, each once.
+    fn join(self) {
+        assert_eq!(self.stand_in.requests().len(), self.scripted, "each response fetched once");
+    }
+}
+
+/// A loopback target that answers one scripted response per request; the script sees the
+/// target's own URL.
+fn serve(script: impl FnOnce(&str) -> Vec<Response>) -> (String, Target) {
+    let mut scripted = 0;
+    let stand_in = StandIn::canned_with(|origin| {
+        let responses = script(&format!("{origin}/paid"));
+        scripted = responses.len();
+        responses.into_iter().map(Response::reply).collect()
     });
-    (url, handle)
+    (stand_in.url("/paid"), Target { stand_in, scripted })
 }
 
 /// The v1 body offer and v2 header of a challenge; `edit` changes them before encoding.
@@ -110,8 +112,7 @@ fn report_of(output: &Output) -> Value {
 
 /// A loopback URL where nothing listens (the port was bound, then released).
 fn refused_url() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    format!("http://127.0.0.1:{}/paid", listener.local_addr().unwrap().port())
+    format!("http://127.0.0.1:{}/paid", closed_port())
 }
 
 type Edit = fn(&mut Value, &mut Value);
@@ -146,7 +147,7 @@ fn check_prints_a_signed_report_for_every_state() {
             vec![response]
         });
         let report = report_of(&payability(&["check", &url], &key));
-        target.join().unwrap();
+        target.join();
         assert_eq!(report["state"], state, "{report}");
         assert_eq!(report["url"], url);
         assert_eq!(report["house"], true);
@@ -186,7 +187,7 @@ fn memo_prints_a_signed_report_for_every_state() {
     for (state, script) in vectors {
         let (url, target) = serve(script);
         let report = report_of(&payability(&["memo", &url], &key));
-        target.join().unwrap();
+        target.join();
         assert_eq!(report["state"], state, "{report}");
         assert_eq!(report["op"], "memo");
         assert!(
@@ -251,7 +252,7 @@ fn allow_private_reaches_a_verdict_and_the_refusal_without_it_names_the_flag() {
         let json = ["--allow-private", "--format", "json"];
         let report =
             report_of(&command(&[&[op][..], &json, &[&url]].concat(), &key).output().unwrap());
-        target.join().unwrap();
+        target.join();
         assert_eq!(report["state"], state, "{report}");
     }
 }
@@ -366,7 +367,7 @@ fn the_text_view_lists_every_factor_of_the_report_and_marks_the_deciding_ones() 
         let report = report_of(&command(&[op, "--allow-private", &url], &key).output().unwrap());
         let output =
             command(&[op, "--allow-private", "--format", "text", &url], &key).output().unwrap();
-        target.join().unwrap();
+        target.join();
         assert_eq!(output.status.code(), Some(0));
         let text = String::from_utf8(output.stdout).unwrap();
         assert!(!text.contains('\x1b'), "no colour when piped:\n{text}");
@@ -467,7 +468,7 @@ fn a_terminal_gets_the_text_view_in_colour_unless_no_color_and_a_pipe_gets_json(
         assert_eq!(shown.contains('\x1b'), colour, "NO_COLOR={no_color:?}:\n{shown}");
     }
     let piped = command(&args, &key).output().unwrap();
-    target.join().unwrap();
+    target.join();
     assert!(!piped.stdout.contains(&0x1b));
     assert_eq!(report_of(&piped)["state"], "POPULATED");
 }
@@ -542,7 +543,7 @@ fn no_challenge_value_reaches_stdout_or_stderr() {
     for (op, fetches) in [("check", 1), ("memo", 2)] {
         let (url, target) = serve(|url| (0..fetches).map(|_| challenge(url, "", plant)).collect());
         let output = payability(&[op, &url], &key);
-        target.join().unwrap();
+        target.join();
         assert_eq!(output.status.code(), Some(0));
         for stream in [&output.stdout, &output.stderr] {
             assert!(!String::from_utf8_lossy(stream).contains(CANARY));
@@ -555,7 +556,7 @@ fn verify_accepts_printed_reports_and_rejects_any_changed_byte() {
     let key = key_file();
     let (url, target) = serve(|url| vec![challenge(url, "pvm_abcdef12", no_edit)]);
     let output = payability(&["check", &url], &key);
-    target.join().unwrap();
+    target.join();
     let path = scratch_dir().join("report.json");
     std::fs::write(&path, &output.stdout).unwrap();
     let path_arg = path.to_str().unwrap();

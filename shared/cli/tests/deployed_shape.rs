@@ -44,7 +44,7 @@ mod support;
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Barrier};
@@ -56,10 +56,12 @@ use payability_runtime::api::Route;
 use payability_runtime::api::errors::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
+use payability_tests::endpoints::moto_endpoint;
+use payability_tests::standin::closed_port;
 use serde_json::{Value, json};
 use support::world::{
-    Fixture, LOCAL_REGION, Ran, Target, dynamodb_env, fixtures, http_json, moto_endpoint,
-    run_bounded, scratch_file, unique_suffix,
+    Fixture, LOCAL_REGION, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded,
+    scratch_file, unique_suffix,
 };
 use support::{HOUSE_TOKEN, WALLET};
 
@@ -100,10 +102,6 @@ exit "$status""#;
 /// The workspace root (watch reads the router from its Cargo.toml).
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// One HTTP answer: status, headers (names lower-cased) and the body as JSON (or null).
@@ -371,7 +369,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
         metrics: table("PAYABILITY_TABLE_METRICS"),
         fx: table("PAYABILITY_TABLE_FX"),
     };
-    let port = free_port();
+    let port = closed_port();
     let base = format!("http://127.0.0.1:{port}");
     for (name, value) in [
         ("PAYABILITY_OPERATOR_WALLET", WALLET.to_owned()),
@@ -389,7 +387,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
         // Local only: the seller is on loopback, and the CAD rate source is a closed port
         // (every ledger entry stays CAD-pending, none guessed).
         ("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1".to_owned()),
-        ("PAYABILITY_BOC_VALET_ORIGIN", format!("http://127.0.0.1:{}", free_port())),
+        ("PAYABILITY_BOC_VALET_ORIGIN", format!("http://127.0.0.1:{}", closed_port())),
     ] {
         env.push((name.to_owned(), value));
     }

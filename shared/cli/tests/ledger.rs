@@ -1,49 +1,37 @@
 //! `payability ledger backfill-cad` on the embedded store against a loopback stand-in for the
 //! Bank of Canada Valet API: pending entries get the published rate, never a guessed one.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::process::Command;
-use std::thread::JoinHandle;
 
 use payability_core::grade::CheckState;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::*;
+use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
 /// 2026-11-28T10:00:00.000Z (a Saturday: no publication that day).
 const SATURDAY: UtcMillis = UtcMillis(1_795_860_000_000);
 
-/// A Valet stand-in answering each connection with the same observations, `connections` times.
-fn valet(observations: Value, connections: usize) -> (String, JoinHandle<Vec<String>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        let mut request_lines = Vec::new();
-        for _ in 0..connections {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut request = Vec::new();
-            let mut buf = [0u8; 2048];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                let n = stream.read(&mut buf).unwrap();
-                if n == 0 {
-                    break;
-                }
-                request.extend_from_slice(&buf[..n]);
-            }
-            let text = String::from_utf8_lossy(&request);
-            request_lines.push(text.lines().next().unwrap_or_default().to_owned());
-            let body = json!({"observations": observations}).to_string();
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            stream.write_all(head.as_bytes()).unwrap();
-            stream.write_all(body.as_bytes()).unwrap();
-        }
-        request_lines
-    });
-    (origin, handle)
+/// A Valet stand-in answering each request with the same observations.
+struct Valet {
+    stand_in: StandIn,
+    connections: usize,
+}
+
+impl Valet {
+    /// The request lines it got, after asserting there were `connections` of them.
+    fn join(self) -> Vec<String> {
+        let requests = self.stand_in.requests();
+        assert_eq!(requests.len(), self.connections, "the Valet stand-in's requests");
+        requests.iter().map(Recorded::line).collect()
+    }
+}
+
+/// A Valet stand-in answering each request with the same observations, `connections` times.
+fn valet(observations: Value, connections: usize) -> (String, Valet) {
+    let answer = Reply::json(200, &json!({"observations": observations}));
+    let stand_in = StandIn::canned(vec![answer; connections]);
+    (stand_in.origin(), Valet { stand_in, connections })
 }
 
 fn pending_entry(tx_digit: char) -> LedgerEntry {
@@ -86,7 +74,7 @@ async fn pending_entries_are_filled_only_once_the_rate_is_established() {
     let (origin, valet_thread) = valet(friday.clone(), 2);
     let summary = backfill(&path, &origin);
     assert_eq!(summary, json!({"examined": 2, "filled": 0, "still_pending": 2}));
-    let requests = valet_thread.join().unwrap();
+    let requests = valet_thread.join();
     assert!(requests[0].starts_with(
         "GET /valet/observations/FXUSDCAD/json?start_date=2026-11-18&end_date=2026-12-08 "
     ));
@@ -95,7 +83,7 @@ async fn pending_entries_are_filled_only_once_the_rate_is_established() {
     let monday = json!([{"d": "2026-11-27", "FXUSDCAD": {"v": "1.4012"}}, {"d": "2026-11-30", "FXUSDCAD": {"v": "1.4050"}}]);
     let (origin, valet_thread) = valet(monday, 1);
     assert_eq!(backfill(&path, &origin), json!({"examined": 2, "filled": 2, "still_pending": 0}));
-    assert_eq!(valet_thread.join().unwrap().len(), 1, "the second entry used the cached rate");
+    assert_eq!(valet_thread.join().len(), 1, "the second entry used the cached rate");
 
     assert_eq!(store.cad_pending(10).await, Ok(Vec::new()));
     let (origin, _) = valet(friday, 0);
@@ -110,8 +98,7 @@ fn an_unreachable_rate_source_leaves_entries_pending() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let store = SqliteStore::open(&path).unwrap();
     runtime.block_on(store.record(&pending_entry('4'))).unwrap();
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let summary = backfill(&path, &format!("http://{closed}"));
+    let summary = backfill(&path, &format!("http://127.0.0.1:{}", closed_port()));
     assert_eq!(summary, json!({"examined": 1, "filled": 0, "still_pending": 1}));
     std::fs::remove_dir_all(dir).ok();
 }

@@ -5,38 +5,28 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
+use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::signing::{ReportSigner, verify_signed};
+use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 use support::{HOUSE_TOKEN, Server, trusted};
 
 const CANARY: &str = "CANARY3s8u";
 
 /// A loopback seller answering every request with a 402 whose values carry the canary.
-fn canary_seller() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/paid", listener.local_addr().unwrap());
-    let served = url.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(8) {
-            let mut stream = stream.unwrap();
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
+fn canary_seller() -> StandIn {
+    StandIn::replying_with(|origin| {
+        let served = format!("{origin}/paid");
+        move |_: &Recorded| {
             let body = json!({"accepts": [{"payTo": CANARY, "amount": "10000", "resource": served,
-                "extra": {"memo": CANARY, "usdc_token_account": CANARY}, "description": CANARY}]})
-            .to_string();
-            let response = format!(
-                "HTTP/1.1 402 X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = stream.write_all(response.as_bytes());
+                "extra": {"memo": CANARY, "usdc_token_account": CANARY}, "description": CANARY}]});
+            Reply::status(402).body(body.to_string())
         }
-    });
-    url
+    })
 }
 
 #[test]
@@ -133,7 +123,8 @@ fn a_precheck_is_signed_and_metered_and_never_fetches() {
 fn a_house_check_is_signed_and_nothing_fetched_reaches_the_log() {
     let server = Server::start(&[]);
     let keys = trusted(&server);
-    let target = canary_seller();
+    let seller = canary_seller();
+    let target = seller.url("/paid");
     let auth = format!("Bearer {HOUSE_TOKEN}");
     for path in ["/check", "/memo"] {
         let (status, report) =
@@ -258,18 +249,16 @@ fn a_missing_or_bad_setting_stops_the_server_with_one_line_naming_it() {
 #[test]
 fn a_client_that_leaves_mid_request_does_not_stop_the_check_half_way() {
     let server = Server::start(&[]);
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let seller = format!("http://{}/slow", listener.local_addr().unwrap());
     let (fetched, answered) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        let mut buf = [0u8; 4096];
-        let _ = stream.read(&mut buf);
-        fetched.send(()).unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        let response = "HTTP/1.1 402 X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
-        let _ = stream.write_all(response.as_bytes());
-    });
+    let fetched = std::sync::Mutex::new(fetched);
+    let slow = StandIn::start(Arc::new(move |_| {
+        let _ = fetched.lock().unwrap().send(());
+        Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            Reply::status(402).body("{}")
+        })
+    }));
+    let seller = slow.url("/slow");
     let body = json!({"url": seller}).to_string();
     let address = server.base.trim_start_matches("http://").to_owned();
     let mut client = std::net::TcpStream::connect(&address).unwrap();
@@ -346,7 +335,8 @@ fn a_seventy_kilobyte_method_is_logged_cut_to_sixteen_bytes() {
 #[test]
 fn the_bearer_scheme_is_accepted_in_any_case_and_nothing_else_is() {
     let server = Server::start(&[]);
-    let target = canary_seller();
+    let seller = canary_seller();
+    let target = seller.url("/paid");
     let accepted = [
         format!("bearer {HOUSE_TOKEN}"),
         format!("BEARER {HOUSE_TOKEN}"),
@@ -433,8 +423,7 @@ fn a_seed_file_others_can_read_is_used_with_one_warning_line_naming_the_setting(
 #[test]
 fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
     // A facilitator that cannot be reached: the configured fee payer is advertised.
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let facilitator = format!("http://{closed}");
+    let facilitator = format!("http://127.0.0.1:{}", closed_port());
     let server = Server::start(&[
         ("PAYABILITY_FACILITATOR_URL", &facilitator),
         ("PAYABILITY_FEE_PAYER", "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1"),

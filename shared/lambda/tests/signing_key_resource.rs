@@ -2,25 +2,13 @@
 //! (started by `scripts/test`) and a loopback server standing in for CloudFormation's
 //! pre-signed answer URL. The answer carries the public key, never the seed.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::sync::mpsc;
-
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_secretsmanager::config::{Credentials, SharedCredentialsProvider};
 use payability_core::signing::ReportSigner;
 use payability_lambda::signing_key_resource::{ResourceRequest, handle};
+use payability_tests::endpoints::moto_endpoint;
+use payability_tests::standin::{Reply, StandIn};
 use serde_json::{Value, json};
-
-/// moto's endpoint from `scripts/test`'s list; fails (never skips) without it.
-fn moto_endpoint() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let moto =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(moto.starts_with("http://127.0.0.1:"), "tests talk to loopback only");
-    moto.to_owned()
-}
 
 fn sdk() -> SdkConfig {
     let credentials = Credentials::new("local", "local", None, None, "payability-tests");
@@ -40,35 +28,19 @@ async fn secret(sdk: &SdkConfig, label: &str, value: &str) -> String {
     created.expect("moto creates the secret").arn().expect("an ARN").to_owned()
 }
 
-/// A one-request loopback server; yields the request's head (lower-cased) and body.
-fn answer_url() -> (String, mpsc::Receiver<(String, Vec<u8>)>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/answer?signature=x", listener.local_addr().unwrap());
-    let (sender, received) = mpsc::channel();
-    std::thread::spawn(move || {
-        let (stream, _) = listener.accept().unwrap();
-        let mut reader = BufReader::new(stream);
-        let mut head = String::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap() <= 2 {
-                break;
-            }
-            head.push_str(&line.to_ascii_lowercase());
-        }
-        let length = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .map_or(0, |v| v.trim().parse().unwrap());
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
-        let mut stream = reader.into_inner();
-        stream
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-            .unwrap();
-        sender.send((head, body)).unwrap();
-    });
-    (url, received)
+/// A loopback stand-in for the pre-signed answer URL (it answers `200` with no body).
+fn answer_url() -> (String, StandIn) {
+    let stand_in = StandIn::canned(vec![Reply::status(200)]);
+    (stand_in.url("/answer?signature=x"), stand_in)
+}
+
+/// The one request the answer URL got: its head (lower-cased) and body.
+fn received(stand_in: &StandIn) -> (String, Vec<u8>) {
+    let requests = stand_in.requests();
+    let [request] = requests.as_slice() else { panic!("one answer: {}", requests.len()) };
+    let fields = request.headers.iter().map(|(name, value)| format!("{name}: {value}\r\n"));
+    let head = format!("{}\r\n{}", request.line(), fields.collect::<String>());
+    (head.to_ascii_lowercase(), request.body.clone())
 }
 
 fn request(kind: &str, url: &str, secret_arn: Option<&str>) -> ResourceRequest {
@@ -109,9 +81,9 @@ async fn the_resource_answers_the_public_key_and_never_the_seed() {
         ("Delete", None, "SUCCESS", "payability-old", None),
     ];
     for (kind, arn, status, physical, reason) in vectors {
-        let (url, received) = answer_url();
+        let (url, upload) = answer_url();
         handle(&request(kind, &url, arn), &sdk).await.expect("the answer is uploaded");
-        let (head, body) = received.recv().unwrap();
+        let (head, body) = received(&upload);
         assert!(head.starts_with("put /answer?signature=x "), "{head}");
         assert!(!head.contains("content-type"), "CloudFormation signs no content type: {head}");
         let text = String::from_utf8(body).unwrap();

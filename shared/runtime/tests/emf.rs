@@ -3,9 +3,9 @@
 //! in the seller's challenge (body, `PAYMENT-REQUIRED` header and a header of its own) never
 //! reaches an EMF line, and each answer is counted where the alarms and dashboard read it.
 
-use std::io::{Read, Write};
-use std::net::{IpAddr, Ipv4Addr, TcpListener};
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use http::{HeaderMap, HeaderValue, Method};
@@ -19,6 +19,7 @@ use payability_runtime::api::{ApiRequest, Route, Service};
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
+use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
 /// The canary: any case of it in an EMF line fails the test.
@@ -36,24 +37,14 @@ fn now() -> UtcMillis {
 
 /// A seller on loopback whose every answer is a 402 full of the canary; the URL it is asked
 /// about carries the canary in its path and query.
-fn start_seller() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    let origin = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let url = format!("{origin}/{CANARY}-path?{CANARY}=q");
-    let resource = url.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut stream = stream;
-            let mut seen = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => seen.extend_from_slice(&buf[..n]),
-                }
-            }
+fn start_seller() -> (StandIn, String) {
+    let path = format!("/{CANARY}-path?{CANARY}=q");
+    let seller = StandIn::replying_with(|origin| {
+        let resource = format!("{origin}{path}");
+        let answered = AtomicUsize::new(0);
+        move |_: &Recorded| {
             let token_account = associated_token_account(SELLER, USDC_MINT).expect("an ATA");
-            let memo = format!("{CANARY}-memo-{}", seen.len());
+            let memo = format!("{CANARY}-memo-{}", answered.fetch_add(1, Ordering::SeqCst));
             let description = format!("{CANARY} description");
             let challenge = own_challenge(&ChallengeTerms {
                 resource_url: &resource,
@@ -63,18 +54,15 @@ fn start_seller() -> String {
                 token_account: &token_account,
                 memo: &memo,
             });
-            let head = format!(
-                "HTTP/1.1 402 Payment Required\r\ncontent-type: application/json\r\n\
-                 payment-required: {}\r\nx-{CANARY}: {CANARY}-header\r\n\
-                 content-length: {}\r\nconnection: close\r\n\r\n",
-                challenge.payment_required,
-                challenge.body.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&challenge.body);
+            Reply::status(402)
+                .header("content-type", "application/json")
+                .header("payment-required", challenge.payment_required)
+                .header(&format!("x-{CANARY}"), format!("{CANARY}-header"))
+                .body(challenge.body)
         }
     });
-    url
+    let url = seller.url(&path);
+    (seller, url)
 }
 
 struct ScratchDir(PathBuf);
@@ -89,7 +77,7 @@ fn service(dir: &ScratchDir) -> Service<SqliteStore> {
     std::fs::create_dir_all(&dir.0).expect("a scratch directory");
     let db = dir.0.join("store.sqlite3");
     let store = SqliteStore::open(&db).expect("a fresh SQLite store");
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = closed_port();
     let config = ServiceConfig {
         operator_wallet: OPERATOR_WALLET.to_owned(),
         facilitator_url: None,
@@ -155,7 +143,7 @@ fn assert_only_listed(object: &Value) {
 #[tokio::test]
 async fn no_emf_line_carries_a_url_a_header_value_or_a_fetched_value() {
     emf::capture_on_this_thread();
-    let url = start_seller();
+    let (_seller, url) = start_seller();
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let dir = ScratchDir(
         std::env::temp_dir().join(format!("payability-emf-{}-{nanos}", std::process::id())),

@@ -15,8 +15,10 @@ use payability_core::capture::{
 };
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_runtime::fetch::{FETCH_DEADLINE, Fetcher};
+use payability_tests::standin::closed_port;
+use payability_tests::vectors::{LOOPBACK_HOST_IPV6, LOOPBACK_HOSTS_OF_127_0_0_1};
 
-use support::{Server, Step, cat, chunked, head, refused_port, response};
+use support::{Server, Step, cat, chunked, head, response};
 
 /// Vets a loopback URL the way local testing does.
 fn target(url: &str) -> TargetUrl {
@@ -346,7 +348,7 @@ async fn broken_connections_are_failed_never_a_partial_capture() {
 
 #[tokio::test]
 async fn a_refused_port_is_failed() {
-    let port = refused_port().await;
+    let port = closed_port();
     let started = Instant::now();
     let outcome = fetcher().fetch(&target(&format!("http://127.0.0.1:{port}/"))).await;
     assert!(outcome == FetchOutcome::Failed, "{}", describe(&outcome));
@@ -541,15 +543,10 @@ async fn ip_literal_loopback_targets_are_refused_before_connecting_under_public_
     let public_only = Fetcher::new(AddressRule::PublicOnly).unwrap();
     let server = Server::sentinel().await;
     let port = server.port();
-    let mut urls = vec![
-        format!("http://127.0.0.1:{port}/"),
-        format!("http://127.1:{port}/"),
-        format!("http://2130706433:{port}/"),
-        format!("http://0x7f000001:{port}/"),
-        format!("http://[::ffff:127.0.0.1]:{port}/"),
-    ];
+    let mut urls: Vec<String> =
+        LOOPBACK_HOSTS_OF_127_0_0_1.iter().map(|host| format!("http://{host}:{port}/")).collect();
     // ::1 gets its own sentinel when the machine has IPv6 loopback.
-    let v6_bind: SocketAddr = "[::1]:0".parse().unwrap();
+    let v6_bind: SocketAddr = format!("{LOOPBACK_HOST_IPV6}:0").parse().unwrap();
     let v6 = Server::start_on(v6_bind, Vec::new()).await.ok();
     if let Some(v6) = &v6 {
         urls.push(v6.url("/"));

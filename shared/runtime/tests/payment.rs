@@ -20,6 +20,7 @@ use payability_runtime::payment::facilitator::{
     Timeouts, Verified,
 };
 use payability_runtime::payment::solana_rpc::{Landing, RpcError, find_landing, transaction_fee};
+use payability_tests::standin::closed_port;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -227,14 +228,6 @@ async fn read_request(stream: &mut TcpStream) -> Option<Seen> {
         Some(Seen { method, path, content_type, body })
     };
     tokio::time::timeout(Duration::from_secs(5), read).await.ok()?
-}
-
-/// A port nothing listens on.
-async fn refused_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    port
 }
 
 /// A v2 payment payload as a client sends it.
@@ -652,7 +645,7 @@ async fn an_unsupported_version_is_never_sent() {
 
 #[tokio::test]
 async fn a_refused_port_is_unavailable_at_once() {
-    let port = refused_port().await;
+    let port = closed_port();
     let facilitator = Facilitator::new(&format!("http://127.0.0.1:{port}")).unwrap();
     let started = Instant::now();
     assert_eq!(facilitator.fee_payer().await, Err(FacilitatorError::Unavailable));
@@ -889,7 +882,7 @@ async fn transaction_fee_never_sends_a_malformed_signature() {
         );
     }
     assert!(stub.seen().is_empty());
-    let refused = format!("http://127.0.0.1:{}/rpc", refused_port().await);
+    let refused = format!("http://127.0.0.1:{}/rpc", closed_port());
     assert_eq!(
         transaction_fee(&client, &refused, &signature(), Duration::from_secs(1)).await,
         None
@@ -1239,7 +1232,7 @@ async fn landing_lookup_failures_are_unavailable_or_malformed() {
         assert_eq!(landing_with(methods).await.0, Err(want), "{name}");
     }
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
-    let refused = format!("http://127.0.0.1:{}/rpc", refused_port().await);
+    let refused = format!("http://127.0.0.1:{}/rpc", closed_port());
     assert_eq!(
         find_landing(&client, &refused, &presented(), Duration::from_secs(1)).await,
         Err(RpcError::Unavailable)

@@ -12,6 +12,7 @@ use payability_runtime::fx::{
 };
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{RateCache, UtcDay};
+use payability_tests::standin::closed_port;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -125,8 +126,8 @@ async fn a_silent_source_is_asked_once_and_holds_only_the_caller_that_asked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_lookup_is_remembered_and_a_found_rate_is_kept_and_cached() {
-    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
-    let refused = RateLookups::new(BankOfCanadaValet::new(&format!("http://{closed}")).unwrap());
+    let closed = format!("http://127.0.0.1:{}", closed_port());
+    let refused = RateLookups::new(BankOfCanadaValet::new(&closed).unwrap());
     let (store, dir) = store();
     let day = UtcDay::parse("2026-11-27").unwrap();
     assert_eq!(refused.rate(&day, &store).await, None, "refused: pending");

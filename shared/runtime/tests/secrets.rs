@@ -7,16 +7,7 @@ use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
 use payability_runtime::secrets::{
     HOUSE_TOKEN_SECRET_VAR, SIGNING_KEY_SECRET_VAR, SecretError, load,
 };
-
-/// moto's endpoint from `scripts/test`'s list; fails (never skips) without it.
-fn moto_endpoint() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let moto =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(moto.starts_with("http://127.0.0.1:"), "tests talk to loopback only");
-    moto.to_owned()
-}
+use payability_tests::endpoints::moto_endpoint;
 
 fn sdk() -> SdkConfig {
     let credentials = Credentials::new("local", "local", None, None, "payability-tests");

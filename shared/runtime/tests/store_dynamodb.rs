@@ -18,11 +18,11 @@ use payability_runtime::store::dynamodb::{
     DynamoStore, METRICS_SHARDS, RequestBounds, TableNames, create_tables,
 };
 use payability_runtime::store::*;
+use payability_tests::endpoints::dynamodb_endpoints;
+use payability_tests::standin::closed_port;
 use store_contract::{Fixture, T0, URL, bare, run_all};
 use tokio::net::TcpListener;
 
-/// `name=url,name=url`: the local servers, set by `scripts/test`.
-const ENDPOINTS_VARIABLE: &str = "PAYABILITY_TEST_DYNAMODB_ENDPOINTS";
 /// How long a store may take to say it is unavailable (the service's bound is 4 s).
 const FAULT_BOUND: Duration = Duration::from_secs(10);
 /// The contract checks semantics, not speed. moto (run serially by `scripts/test`) answers a
@@ -36,23 +36,6 @@ const LOCAL_SERVER_BOUNDS: RequestBounds = RequestBounds {
     operation: Duration::from_secs(30),
     ..RequestBounds::SERVICE
 };
-
-/// The local servers to run the suite against; fails (never skips) when none are given.
-fn local_servers() -> Vec<(String, String)> {
-    let listed = std::env::var(ENDPOINTS_VARIABLE).unwrap_or_default();
-    assert!(
-        !listed.is_empty(),
-        "{ENDPOINTS_VARIABLE} is not set: run `scripts/test` (it installs and starts dynalite and moto_server on loopback)"
-    );
-    listed
-        .split(',')
-        .map(|pair| {
-            let (name, url) = pair.split_once('=').expect("each endpoint is name=url");
-            assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {name}");
-            (name.to_owned(), url.to_owned())
-        })
-        .collect()
-}
 
 /// SDK settings for a local endpoint: dummy static credentials and region.
 fn local_sdk_config(endpoint: &str) -> SdkConfig {
@@ -130,7 +113,7 @@ impl Fixture for DynamoFixture {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contract_holds_on_every_local_server() {
     let mut failed = Vec::new();
-    for (name, endpoint) in local_servers() {
+    for (name, endpoint) in dynamodb_endpoints() {
         let started = Instant::now();
         let passed =
             tokio::spawn(run_all(Arc::new(DynamoFixture::new(&name, &endpoint)))).await.is_ok();
@@ -148,7 +131,7 @@ async fn contract_holds_on_every_local_server() {
 /// Local runs call `create_tables` at every start: tables (and TTL) that exist are kept.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creating_the_tables_again_keeps_them() {
-    for (name, endpoint) in local_servers() {
+    for (name, endpoint) in dynamodb_endpoints() {
         let fixture = DynamoFixture::new(&name, &endpoint);
         let store = fixture.fresh().await;
         store.claim(&PaymentId([1; 32]), &bare(PaidOp::Memo), T0).await.unwrap();
@@ -281,8 +264,8 @@ async fn every_operation_is_unavailable_within_the_bound(endpoint: &str) {
 /// Nothing listens on the port: connections are refused, retried, then `Unavailable`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endpoint_down_is_unavailable_within_the_bound() {
-    let port = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
-    every_operation_is_unavailable_within_the_bound(&format!("http://127.0.0.1:{port}")).await;
+    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+    every_operation_is_unavailable_within_the_bound(&endpoint).await;
 }
 
 /// The server accepts every connection and never answers: the attempt and operation
@@ -344,7 +327,7 @@ async fn latency_per_operation() {
         verdict: LedgerVerdict::Check { state: CheckState::Populated, description_overlong: false },
     };
     let ip_caller = |n: u32| CallerKey::SourceIp(std::net::Ipv4Addr::from(0x0a00_0000 + n).into());
-    for (server, endpoint) in local_servers() {
+    for (server, endpoint) in dynamodb_endpoints() {
         let store = &DynamoFixture::new(&server, &endpoint).fresh().await;
         store.put(day, rate).await.unwrap();
         let rows = [
@@ -444,7 +427,7 @@ async fn metrics_items(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_writes_spread_over_shards_and_reads_sum_them() {
     const WRITES: u64 = 64;
-    for (server, endpoint) in local_servers() {
+    for (server, endpoint) in dynamodb_endpoints() {
         let fixture = DynamoFixture::new(&server, &endpoint);
         let store = fixture.fresh().await;
         let today = UtcDay::of(T0).unwrap();
@@ -512,7 +495,7 @@ async fn metrics_read_of_366_days() {
     const RUNS: u32 = 10;
     let today = &UtcDay::of(T0).unwrap();
     let first = &today.shifted(1 - MAX_METRICS_DAYS).unwrap();
-    for (server, endpoint) in local_servers() {
+    for (server, endpoint) in dynamodb_endpoints() {
         let store = &DynamoFixture::new(&server, &endpoint).fresh().await;
         let only_today = timed(RUNS, |_| async move {
             assert!(store.days(first, today).await.unwrap().is_empty());
@@ -578,7 +561,7 @@ async fn metrics_read_of_366_days() {
 /// item removed behind its back stays removed, while a fresh handle writes it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handle_that_saw_day0_writes_it_no_more() {
-    for (server, endpoint) in local_servers() {
+    for (server, endpoint) in dynamodb_endpoints() {
         let fixture = DynamoFixture::new(&server, &endpoint);
         let store = fixture.fresh().await;
         let other = fixture.another_handle(&store).await;

@@ -9,9 +9,7 @@
 //! PAYABILITY_TEST_OFFICIAL_FACILITATOR_MODULES and PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -19,6 +17,8 @@ use aws_config::{BehaviorVersion, Region};
 use payability_runtime::store::dynamodb::{
     DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
 };
+use payability_tests::endpoints::moto_endpoint;
+use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
 use super::Server;
@@ -110,7 +110,7 @@ impl Drop for Fixture {
 /// (v1 body and v2 header carrying the same memo).
 pub struct Target {
     pub url: String,
-    hits: Arc<AtomicUsize>,
+    seller: StandIn,
 }
 
 impl Target {
@@ -126,21 +126,16 @@ impl Target {
     }
 
     fn serving(fresh_memos: bool) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/seller", listener.local_addr().unwrap());
-        let hits = Arc::new(AtomicUsize::new(0));
-        let (served, counter) = (url.clone(), hits.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().take(200) {
-                let Ok(mut stream) = stream else { continue };
+        let seller = StandIn::replying_with(|origin| {
+            let served = format!("{origin}/seller");
+            let counter = AtomicUsize::new(0);
+            move |_: &Recorded| {
                 let n = counter.fetch_add(1, Ordering::SeqCst);
                 let memo = if fresh_memos {
                     format!("pvm_fresh{n:016x}")
                 } else {
                     "pvm_static0001".into()
                 };
-                let mut buf = [0u8; 4096];
-                let _ = stream.read(&mut buf);
                 let offer = json!({"scheme": "exact", "amount": "10000", "maxAmountRequired": "10000",
                     "resource": served, "payTo": "Seller1", "description": "one sample",
                     "extra": {"usdc_token_account": "Ata1", "memo": memo}});
@@ -151,18 +146,14 @@ impl Target {
                     header.to_string(),
                 );
                 let body = json!({"x402Version": 1, "accepts": [offer]}).to_string();
-                let response = format!(
-                    "HTTP/1.1 402 Payment Required\r\nPAYMENT-REQUIRED: {header}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes());
+                Reply::status(402).header("payment-required", header).body(body)
             }
         });
-        Self { url, hits }
+        Self { url: seller.url("/seller"), seller }
     }
 
     pub fn hits(&self) -> usize {
-        self.hits.load(Ordering::SeqCst)
+        self.seller.accepted()
     }
 }
 
@@ -196,17 +187,6 @@ impl StoreKind {
             Self::DynamoDb => dynamodb_env(&moto_endpoint()),
         }
     }
-}
-
-/// The moto endpoint of PAYABILITY_TEST_DYNAMODB_ENDPOINTS (dynalite 4.0 lacks
-/// TransactWriteItems, which the ledger write uses).
-pub fn moto_endpoint() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let url =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {url}");
-    url.to_owned()
 }
 
 /// Creates fresh tables on `endpoint` (the runtime's `create_tables`) and returns the
@@ -288,8 +268,7 @@ impl World {
             }
             FacilitatorKind::Official => Fixture::official_facilitator(&rpc.url()),
         };
-        let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-        let valet = format!("http://{closed}");
+        let valet = format!("http://127.0.0.1:{}", closed_port());
         let (facilitator_url, rpc_url) = (facilitator.url(), rpc.url());
         let store_env = store.serve_env();
         let mut env = vec![

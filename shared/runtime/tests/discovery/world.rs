@@ -2,7 +2,7 @@
 //! connections (so the configured fee payer is advertised), house checks on, private
 //! targets allowed (the loopback seller), and the requests and answers of `Service::handle`.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
+use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -18,10 +18,8 @@ use payability_runtime::api::{ApiRequest, ApiResponse, Service};
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
+use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 
 /// The operator wallet that is paid.
 pub const OPERATOR_WALLET: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
@@ -35,12 +33,6 @@ pub const BASE: &str = "http://127.0.0.1:8402";
 /// 2026-03-02T12:00:00.000Z.
 fn clock() -> UtcMillis {
     UtcMillis(1_772_452_800_000)
-}
-
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind a loopback port");
-    listener.local_addr().expect("an address").port()
 }
 
 /// A directory under the system temp dir, removed on drop.
@@ -194,20 +186,16 @@ impl World {
 /// A loopback seller answering every request with a 402 carrying a challenge of the core's
 /// shape (a fresh memo per answer) for its own URL; it stops when dropped.
 pub struct Seller {
-    addr: SocketAddr,
-    task: JoinHandle<()>,
+    stand_in: StandIn,
 }
 
 impl Seller {
     pub async fn start() -> Self {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("bind");
-        let addr = listener.local_addr().expect("an address");
-        let task = tokio::spawn(async move {
-            let mut served = 0u32;
-            while let Ok((mut stream, _)) = listener.accept().await {
-                served += 1;
-                let url = format!("http://{addr}/api");
-                let memo = format!("pvm_seller_{served:04}");
+        let stand_in = StandIn::replying_with(|origin| {
+            let url = format!("{origin}/api");
+            let served = AtomicU32::new(0);
+            move |_: &Recorded| {
+                let memo = format!("pvm_seller_{:04}", served.fetch_add(1, Ordering::SeqCst) + 1);
                 let challenge = own_challenge(&ChallengeTerms {
                     resource_url: &url,
                     description: "A seller's resource",
@@ -216,38 +204,17 @@ impl Seller {
                     token_account: "5Hr7wZg7oBpVhH5nngRqzr5W7ZFUfCsfEhbziZJak7fr",
                     memo: &memo,
                 });
-                tokio::spawn(async move {
-                    let mut head = Vec::new();
-                    let mut buffer = [0u8; 1024];
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16_384 {
-                        match stream.read(&mut buffer).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buffer[..n]),
-                        }
-                    }
-                    let response = format!(
-                        "HTTP/1.1 402 Payment Required\r\ncontent-type: application/json\r\n\
-                         payment-required: {}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        challenge.payment_required,
-                        challenge.body.len()
-                    );
-                    let _ = stream.write_all(response.as_bytes()).await;
-                    let _ = stream.write_all(&challenge.body).await;
-                    let _ = stream.shutdown().await;
-                });
+                Reply::status(402)
+                    .header("content-type", "application/json")
+                    .header("payment-required", challenge.payment_required)
+                    .body(challenge.body)
             }
         });
-        Self { addr, task }
+        Self { stand_in }
     }
 
     /// The seller's resource URL.
     pub fn url(&self) -> String {
-        format!("http://{}/api", self.addr)
-    }
-}
-
-impl Drop for Seller {
-    fn drop(&mut self) {
-        self.task.abort();
+        self.stand_in.url("/api")
     }
 }

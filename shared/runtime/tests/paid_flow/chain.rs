@@ -11,9 +11,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::challenge::{NETWORK_V1, NETWORK_V2};
 use payability_core::payment::solana::decode_pubkey;
+use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::{Value, json};
 
-use crate::loopback::{Gate, HOLD_LIMIT, Handler, Reply, Request, Server};
+use crate::gate::{Gate, HOLD_LIMIT};
 use crate::payment::{BUYER, FEE_PAYER, LENIENT_BASE64, landed_signature, parse_wire};
 
 /// Solana devnet's CAIP-2 id: a network that is not ours.
@@ -114,7 +115,7 @@ struct FacilitatorState {
 
 /// The x402 facilitator stand-in.
 pub struct Facilitator {
-    server: Server,
+    server: StandIn,
     state: Arc<FacilitatorState>,
 }
 
@@ -135,7 +136,7 @@ impl Facilitator {
             let state = Arc::clone(&shared);
             Box::pin(async move { facilitate(&state, request).await })
         });
-        Self { server: Server::start(handler).await, state }
+        Self { server: StandIn::start(handler), state }
     }
 
     /// The base URL (`/supported`, `/verify`, `/settle` below it).
@@ -190,7 +191,7 @@ fn payment_of(body: &[u8]) -> Option<(Vec<u8>, u64)> {
     Some((LENIENT_BASE64.decode(transaction).ok()?, version))
 }
 
-async fn facilitate(state: &FacilitatorState, request: Request) -> Reply {
+async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
     match (request.method.as_str(), request.path.as_str()) {
         ("GET", "/supported") => Reply::json(
             200,
@@ -278,7 +279,7 @@ struct RpcState {
 
 /// The Solana JSON-RPC stand-in.
 pub struct Rpc {
-    server: Server,
+    server: StandIn,
     state: Arc<RpcState>,
 }
 
@@ -291,7 +292,7 @@ impl Rpc {
             let state = Arc::clone(&shared);
             Box::pin(async move { rpc(&state, request) })
         });
-        Self { server: Server::start(handler).await, state }
+        Self { server: StandIn::start(handler), state }
     }
 
     /// The endpoint URL.
@@ -310,7 +311,7 @@ impl Rpc {
     }
 }
 
-fn rpc(state: &RpcState, request: Request) -> Reply {
+fn rpc(state: &RpcState, request: Recorded) -> Reply {
     if request.method != "POST" {
         return Reply::json(405, &json!({"error": "POST only"}));
     }

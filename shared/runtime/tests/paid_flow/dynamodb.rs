@@ -19,27 +19,17 @@ use payability_runtime::store::dynamodb::{DynamoStore, TableNames, create_tables
 use payability_runtime::store::{
     ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay, UtcMillis,
 };
+use payability_tests::endpoints::moto_endpoint;
+use payability_tests::standin::closed_port;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::chain::{Chain, Facilitator, Rpc};
 use crate::clock::TestClock;
 use crate::expect;
-use crate::loopback::closed_port;
 use crate::payment::{BUYER, Payment};
 use crate::target::Target;
 use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START};
-
-/// The moto endpoint `scripts/test` names (dynalite has no `TransactWriteItems`, which the
-/// ledger write is); fails, never skips, without one.
-fn moto() -> String {
-    let listed = std::env::var("PAYABILITY_TEST_DYNAMODB_ENDPOINTS").unwrap_or_default();
-    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
-    let moto =
-        moto.expect("PAYABILITY_TEST_DYNAMODB_ENDPOINTS names no moto server: run scripts/test");
-    assert!(moto.starts_with("http://127.0.0.1:"), "tests talk to loopback only");
-    moto.to_owned()
-}
 
 /// SDK settings for moto: dummy static credentials and region.
 fn moto_sdk() -> SdkConfig {
@@ -48,7 +38,7 @@ fn moto_sdk() -> SdkConfig {
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .credentials_provider(SharedCredentialsProvider::new(credentials))
-        .endpoint_url(moto())
+        .endpoint_url(moto_endpoint())
         .build()
 }
 

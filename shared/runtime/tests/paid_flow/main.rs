@@ -10,16 +10,17 @@
 //! 200 with `PAYMENT-RESPONSE`. A settle answer that is not a clean success is 503
 //! `settlement_outcome_unknown`; a retry 30 s later asks the RPC whether it landed.
 //!
-//! Harness: `loopback` (a tiny HTTP/1.1 server), `target` (the seller), `chain` (facilitator and
-//! RPC over one chain), `payment` (wire transactions and x402 headers), `pausing_store` (stops
-//! the service at a store operation), `clock`, `world` (all of it), `expect` (end states).
-//! Only 127.0.0.1 is reached; every stand-in stops on its own within 55 s.
+//! Harness: `payability_tests::standin` (the loopback HTTP server), `gate` (holds a request
+//! until released), `target` (the seller), `chain` (facilitator and RPC over one chain),
+//! `payment` (wire transactions and x402 headers), `pausing_store` (stops the service at a
+//! store operation), `clock`, `world` (all of it), `expect` (end states).
+//! Only 127.0.0.1 is reached; every stand-in stops on its own within 60 s.
 
 mod chain;
 mod clock;
 mod dynamodb;
 mod expect;
-mod loopback;
+mod gate;
 mod pausing_store;
 mod payment;
 mod target;

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
 use payability_core::payment::solana::associated_token_account;
+use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::json;
 
-use crate::loopback::{Gate, Handler, Reply, Request, Server};
+use crate::gate::Gate;
 use crate::payment::FEE_PAYER;
 
 /// The seller's wallet.
@@ -27,7 +28,7 @@ struct TargetState {
 
 /// The seller stand-in.
 pub struct Target {
-    server: Server,
+    server: StandIn,
     state: Arc<TargetState>,
 }
 
@@ -45,7 +46,7 @@ impl Target {
             let state = Arc::clone(&shared);
             Box::pin(async move { answer(&state, request).await })
         });
-        let server = Server::start(handler).await;
+        let server = StandIn::start(handler);
         state.origin.set(server.url("")).expect("set once");
         Self { server, state }
     }
@@ -81,7 +82,7 @@ impl Target {
     }
 }
 
-async fn answer(state: &TargetState, request: Request) -> Reply {
+async fn answer(state: &TargetState, request: Recorded) -> Reply {
     let hit = state.hits.fetch_add(1, Ordering::SeqCst);
     state.gate.pass().await;
     let delay = *state.delay.lock().unwrap();

@@ -20,12 +20,12 @@ use payability_runtime::api::{ApiRequest, ApiResponse, Service};
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{UtcDay, UtcMillis};
+use payability_tests::standin::closed_port;
 use rusqlite::types::Value as SqlValue;
 use serde_json::{Value, json};
 
 use crate::chain::{Chain, Facilitator, Rpc};
 use crate::clock::TestClock;
-use crate::loopback::closed_port;
 use crate::pausing_store::{PauseControl, PausingStore, Point};
 use crate::payment::Payment;
 use crate::target::Target;

@@ -190,14 +190,6 @@ async fn read_head(stream: &mut TcpStream) -> Option<Vec<u8>> {
     Some(head)
 }
 
-/// A port that was just bound and released: nothing listens there.
-pub async fn refused_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    port
-}
-
 /// A complete response head plus body with a correct Content-Length.
 pub fn response(status_line: &str, headers: &[&str], body: &[u8]) -> Vec<u8> {
     let mut out = format!("HTTP/1.1 {status_line}\r\n");

@@ -1,0 +1,34 @@
+//! The local DynamoDB-API servers (dynalite, moto) that `scripts/test` starts on loopback and
+//! names in [`DYNAMODB_ENDPOINTS_VARIABLE`]. Every lookup fails, never skips, without them.
+
+/// `name=url,name=url`: the local servers, set by `scripts/test`.
+pub const DYNAMODB_ENDPOINTS_VARIABLE: &str = "PAYABILITY_TEST_DYNAMODB_ENDPOINTS";
+
+/// Every local server `scripts/test` names, as (name, url), each on loopback.
+pub fn dynamodb_endpoints() -> Vec<(String, String)> {
+    let listed = std::env::var(DYNAMODB_ENDPOINTS_VARIABLE).unwrap_or_default();
+    assert!(
+        !listed.is_empty(),
+        "{DYNAMODB_ENDPOINTS_VARIABLE} is not set: run `scripts/test` (it installs and starts dynalite and moto_server on loopback)"
+    );
+    listed
+        .split(',')
+        .map(|pair| {
+            let (name, url) = pair.split_once('=').expect("each endpoint is name=url");
+            assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {name}");
+            (name.to_owned(), url.to_owned())
+        })
+        .collect()
+}
+
+/// moto's endpoint: the one that also serves Secrets Manager and `TransactWriteItems`
+/// (which dynalite 4.0 lacks and the ledger write uses).
+pub fn moto_endpoint() -> String {
+    let listed = std::env::var(DYNAMODB_ENDPOINTS_VARIABLE).unwrap_or_default();
+    let moto = listed.split(',').find_map(|pair| pair.strip_prefix("moto="));
+    let url = moto.unwrap_or_else(|| {
+        panic!("{DYNAMODB_ENDPOINTS_VARIABLE} names no moto server: run scripts/test")
+    });
+    assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {url}");
+    url.to_owned()
+}
