@@ -7,7 +7,7 @@ use aws_config::SdkConfig;
 use payability_core::report::UtcMillis;
 
 use crate::settings;
-use crate::signing_key::{KeyError, configured_path, load_or_create_seed_from, parse_seed};
+use crate::signing_key::{KeyError, load_or_create_seed_from, parse_seed};
 
 /// Environment variable naming the signing seed's secret (see [`parse_seed`]).
 pub const SIGNING_KEY_SECRET_VAR: &str = settings::SIGNING_KEY_SECRET_ARN.name();
@@ -81,18 +81,9 @@ pub async fn signing_seed(
     Ok((seed, created))
 }
 
-/// Reads the secrets: from Secrets Manager for each ARN given, else the key file the
-/// environment names (or the default one, or a generated key) and no house token from here.
+/// Reads the secrets: from Secrets Manager for each ARN given, else the local seed from
+/// `key_file` (or the default file, or a generated key) and no house token from here.
 pub async fn load(
-    sdk: Option<&SdkConfig>,
-    signing_key_arn: Option<&str>,
-    house_token_arn: Option<&str>,
-) -> Result<ServiceSecrets, SecretError> {
-    load_with_key_file(sdk, signing_key_arn, house_token_arn, configured_path()).await
-}
-
-/// Reads the secrets as [`load`] does, the local seed from `key_file` when given.
-pub async fn load_with_key_file(
     sdk: Option<&SdkConfig>,
     signing_key_arn: Option<&str>,
     house_token_arn: Option<&str>,

@@ -117,7 +117,7 @@ pub async fn start<W: WithService>(
     let seed = match local_seed {
         Some(seed) => seed,
         None => {
-            let secrets = secrets::load_with_key_file(
+            let secrets = secrets::load(
                 sdk.as_ref(),
                 settings.signing_key_secret_arn.as_deref(),
                 settings.house_token_secret_arn.as_deref(),

@@ -33,7 +33,7 @@ async fn secrets_are_read_by_arn_and_refused_in_closed_form() {
     let sdk = sdk();
     let seed_arn = secret(&sdk, "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=").await;
     let token_arn = secret(&sdk, " house-token \n").await;
-    let secrets = load(Some(&sdk), Some(&seed_arn), Some(&token_arn)).await.unwrap();
+    let secrets = load(Some(&sdk), Some(&seed_arn), Some(&token_arn), None).await.unwrap();
     assert_eq!(secrets.signing_seed, [7u8; 32]);
     assert_eq!(secrets.house_token.as_deref(), Some("house-token"));
 
@@ -45,7 +45,7 @@ async fn secrets_are_read_by_arn_and_refused_in_closed_form() {
         (Some(seed_arn.as_str()), Some(missing), SecretError::Unavailable(HOUSE_TOKEN_SECRET_VAR)),
     ];
     for (seed, token, want) in cases {
-        let got = load(Some(&sdk), seed, token).await.err();
+        let got = load(Some(&sdk), seed, token, None).await.err();
         assert_eq!(got, Some(want));
         assert!(!want.to_string().contains("c2hvcnQ"), "a secret never reaches an error");
     }
