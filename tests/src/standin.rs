@@ -23,7 +23,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 /// Longest a stand-in accepts connections, whatever the test does.
-pub const LIFETIME: Duration = Duration::from_secs(60);
+/// Ten minutes: a stand-in can wait for something slow to start (the deployed-shape test
+/// starts its seller before `cargo lambda watch` has built and started every function, which
+/// takes minutes on a cold build); dropping it still stops it at once.
+pub const LIFETIME: Duration = Duration::from_secs(600);
 /// Largest request body read, in bytes; a larger one closes the connection.
 const MAX_REQUEST_BODY: usize = 256 * 1024;
 
