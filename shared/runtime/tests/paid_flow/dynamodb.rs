@@ -3,13 +3,11 @@
 //! same op and URL gets its verdict again, at most three times, settled once, one ledger
 //! entry with the payer's wallet, one paid count; another URL or the other op is 409.
 
-use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
-use http::{HeaderMap, HeaderValue, Method};
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::published_keys::KeyPublication;
@@ -21,7 +19,6 @@ use payability_runtime::store::{
 };
 use payability_tests::endpoints::moto_endpoint;
 use payability_tests::standin::closed_port;
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::chain::{Chain, Facilitator, Rpc};
@@ -29,7 +26,7 @@ use crate::clock::TestClock;
 use crate::expect;
 use crate::payment::{BUYER, Payment};
 use crate::target::Target;
-use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START};
+use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START, paid_request};
 
 /// SDK settings for moto: dummy static credentials and region.
 fn moto_sdk() -> SdkConfig {
@@ -51,24 +48,9 @@ async fn fresh_store() -> DynamoStore {
     store
 }
 
-/// A `POST` of the paid route `path` about `url`, with a payment when given.
+/// A paid-route request of this scenario.
 fn request(path: &str, payment: Option<&Payment>, url: &str) -> ApiRequest {
-    let mut headers = HeaderMap::new();
-    headers.insert("content-type", HeaderValue::from_static("application/json"));
-    if let Some(payment) = payment {
-        let (name, value) = payment.header();
-        headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
-    }
-    ApiRequest {
-        method: Method::POST,
-        path: path.to_owned(),
-        query: None,
-        headers,
-        body: json!({"url": url}).to_string().into_bytes(),
-        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-        public_base_url: None,
-        request_id: "paid-flow-dynamodb".to_owned(),
-    }
+    paid_request(path, payment, url, "paid-flow-dynamodb".to_owned())
 }
 
 #[tokio::test]

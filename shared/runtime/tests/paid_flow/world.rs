@@ -251,23 +251,8 @@ impl World {
 
     /// A paid-route request about `url`, with a payment header when given.
     pub fn request_about(&self, path: &str, payment: Option<&Payment>, url: &str) -> ApiRequest {
-        let mut headers = HeaderMap::new();
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        if let Some(payment) = payment {
-            let (name, value) = payment.header();
-            headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
-        }
         let n = self.requests.fetch_add(1, Ordering::SeqCst);
-        ApiRequest {
-            method: Method::POST,
-            path: path.to_owned(),
-            query: None,
-            headers,
-            body: json!({"url": url}).to_string().into_bytes(),
-            source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-            public_base_url: None,
-            request_id: format!("paid-flow-{n}"),
-        }
+        paid_request(path, payment, url, format!("paid-flow-{n}"))
     }
 
     /// Sends one request and reads the answer.
@@ -431,5 +416,31 @@ fn text(row: &BTreeMap<String, SqlValue>, column: &str) -> Option<String> {
     match row.get(column) {
         Some(SqlValue::Text(text)) => Some(text.clone()),
         _ => None,
+    }
+}
+
+/// A paid-route request (`POST` with the JSON body `{"url"}`) from loopback, with a payment
+/// header when given.
+pub fn paid_request(
+    path: &str,
+    payment: Option<&Payment>,
+    url: &str,
+    request_id: String,
+) -> ApiRequest {
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    if let Some(payment) = payment {
+        let (name, value) = payment.header();
+        headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
+    }
+    ApiRequest {
+        method: Method::POST,
+        path: path.to_owned(),
+        query: None,
+        headers,
+        body: json!({"url": url}).to_string().into_bytes(),
+        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        public_base_url: None,
+        request_id,
     }
 }
