@@ -8,7 +8,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::payment::solana::decode_signature;
+use payability_core::payment::solana::{Base58Id, decode_signature};
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_runtime::payment::solana_rpc::{
     LANDING_SIGNATURE_LIMIT, Landing, MAX_RPC_ANSWER_BYTES, RpcError, read_blockhash_valid,
@@ -58,13 +58,13 @@ pub fn run(data: &[u8]) {
         let listed = result.as_array().expect("a listing is an array");
         assert_eq!(signatures.len(), listed.len().min(LANDING_SIGNATURE_LIMIT));
         for (signature, entry) in signatures.iter().zip(listed) {
-            assert!(decode_signature(signature).is_some());
+            assert!(decode_signature(signature.as_str()).is_some());
             assert_eq!(entry["signature"].as_str(), Some(signature.as_str()));
         }
     }
 
     let payment = PaymentTransaction::parse(rpc_payment_tx([0; 64], 10_000)).expect("fixture");
-    let looked_up = signature(7);
+    let looked_up = Base58Id::signature(&signature(7)).expect("a fixture signature");
     match read_landed_transaction(&result, &looked_up, &payment) {
         Ok(Some(Landing::Landed { signature, failed })) => {
             assert_eq!(signature, looked_up);

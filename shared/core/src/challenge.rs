@@ -4,18 +4,21 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::payment::x402::{
+    NETWORK_V1, NETWORK_V2, PaymentRequiredV1, PaymentRequiredV2, RequirementsV1, RequirementsV2,
+    ResourceInfo, SvmExtra, UsdcUnits, X402Version,
+};
 
 /// USDC mint on Solana mainnet.
 pub const USDC_MINT: &str = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
-/// Solana mainnet as x402 v1 names it.
-pub const NETWORK_V1: &str = "solana";
-/// Solana mainnet as x402 v2 names it (CAIP-2).
-pub const NETWORK_V2: &str = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
-/// The price of one verdict in USDC base units ($0.01).
-pub const PRICE_USDC_UNITS: &str = "10000";
+/// The price of one verdict in USDC base units ($0.01): the one place it is stated.
+pub const PRICE_USDC_UNITS: u64 = 10_000;
 /// How long a payer has to complete the payment, in seconds.
 pub const MAX_TIMEOUT_SECONDS: u64 = 60;
+/// The media type of every paid answer.
+const MIME_TYPE: &str = "application/json";
 
 /// What varies between our challenges.
 #[derive(Debug, Clone, Copy)]
@@ -45,49 +48,47 @@ pub struct OwnChallenge {
 
 /// The `extra` object both versions carry: fee payer, token account and, unless the terms'
 /// memo is empty, the memo.
-fn extra(terms: &ChallengeTerms<'_>) -> Value {
-    let mut extra = json!({
-        "feePayer": terms.fee_payer,
-        "usdc_token_account": terms.token_account,
-    });
-    if !terms.memo.is_empty() {
-        extra["memo"] = json!(terms.memo);
+fn extra(terms: &ChallengeTerms<'_>) -> SvmExtra {
+    SvmExtra {
+        fee_payer: terms.fee_payer.to_owned(),
+        usdc_token_account: terms.token_account.to_owned(),
+        memo: (!terms.memo.is_empty()).then(|| terms.memo.to_owned()),
     }
-    extra
 }
 
 /// The v1 payment requirements: `accepts[0]` of the challenge body, and what a v1 payment is
 /// verified and settled against. An empty `terms.memo` leaves `extra.memo` out (v1 clients
 /// put no memo in the transaction, so v1 payments are forwarded with memo-less requirements).
-pub fn requirements_v1(terms: &ChallengeTerms<'_>) -> Value {
-    json!({
-        "scheme": "exact",
-        "network": NETWORK_V1,
-        "maxAmountRequired": PRICE_USDC_UNITS,
-        "amount": PRICE_USDC_UNITS,
-        "resource": terms.resource_url,
-        "description": terms.description,
-        "mimeType": "application/json",
-        "payTo": terms.pay_to,
-        "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-        "asset": USDC_MINT,
-        "extra": extra(terms),
-    })
+pub fn requirements_v1(terms: &ChallengeTerms<'_>) -> RequirementsV1 {
+    RequirementsV1 {
+        scheme: "exact".to_owned(),
+        network: NETWORK_V1.to_owned(),
+        max_amount_required: UsdcUnits(PRICE_USDC_UNITS),
+        amount: UsdcUnits(PRICE_USDC_UNITS),
+        resource: terms.resource_url.to_owned(),
+        description: terms.description.to_owned(),
+        mime_type: MIME_TYPE.to_owned(),
+        pay_to: terms.pay_to.to_owned(),
+        max_timeout_seconds: MAX_TIMEOUT_SECONDS,
+        asset: USDC_MINT.to_owned(),
+        extra: extra(terms),
+        output_schema: None,
+    }
 }
 
 /// The v2 payment requirements: `accepts[0]` of the `PAYMENT-REQUIRED` header, what a v2
 /// payment's `accepted` must echo, and what it is verified and settled against. An empty
 /// `terms.memo` leaves `extra.memo` out.
-pub fn requirements_v2(terms: &ChallengeTerms<'_>) -> Value {
-    json!({
-        "scheme": "exact",
-        "network": NETWORK_V2,
-        "amount": PRICE_USDC_UNITS,
-        "asset": USDC_MINT,
-        "payTo": terms.pay_to,
-        "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-        "extra": extra(terms),
-    })
+pub fn requirements_v2(terms: &ChallengeTerms<'_>) -> RequirementsV2 {
+    RequirementsV2 {
+        scheme: "exact".to_owned(),
+        network: NETWORK_V2.to_owned(),
+        amount: UsdcUnits(PRICE_USDC_UNITS),
+        asset: USDC_MINT.to_owned(),
+        pay_to: terms.pay_to.to_owned(),
+        max_timeout_seconds: MAX_TIMEOUT_SECONDS,
+        extra: extra(terms),
+    }
 }
 
 /// What a challenge says besides its terms: why it is served, and how to call the route.
@@ -109,31 +110,28 @@ pub fn own_challenge(terms: &ChallengeTerms<'_>) -> OwnChallenge {
 /// Builds our challenge with its notes placed in both legs.
 pub fn own_challenge_with(terms: &ChallengeTerms<'_>, notes: &ChallengeNotes<'_>) -> OwnChallenge {
     let error = if notes.error.is_empty() { "payment_required" } else { notes.error };
-    let mut offer_v1 = requirements_v1(terms);
-    if let Some(schema) = notes.output_schema {
-        offer_v1["outputSchema"] = schema.clone();
-    }
-    let body = json!({
-        "x402Version": 1,
-        "error": error,
-        "accepts": [offer_v1],
-    });
-    let mut header = json!({
-        "x402Version": 2,
-        "error": error,
-        "resource": {
-            "url": terms.resource_url,
-            "description": terms.description,
-            "mimeType": "application/json",
+    let offer_v1 =
+        RequirementsV1 { output_schema: notes.output_schema.cloned(), ..requirements_v1(terms) };
+    let body = PaymentRequiredV1 {
+        x402_version: X402Version::V1,
+        error: error.to_owned(),
+        accepts: vec![offer_v1],
+    };
+    let header = PaymentRequiredV2 {
+        x402_version: X402Version::V2,
+        error: error.to_owned(),
+        resource: ResourceInfo {
+            url: terms.resource_url.to_owned(),
+            description: terms.description.to_owned(),
+            mime_type: MIME_TYPE.to_owned(),
         },
-        "accepts": [requirements_v2(terms)],
-    });
-    if let Some(extensions) = notes.extensions {
-        header["extensions"] = extensions.clone();
-    }
+        accepts: vec![requirements_v2(terms)],
+        extensions: notes.extensions.cloned(),
+    };
     OwnChallenge {
-        body: body.to_string().into_bytes(),
-        payment_required: STANDARD.encode(header.to_string()),
+        body: serde_json::to_vec(&body).expect("a challenge serializes"),
+        payment_required: STANDARD
+            .encode(serde_json::to_vec(&header).expect("a challenge serializes")),
     }
 }
 
@@ -142,6 +140,7 @@ mod tests {
     use super::*;
     use crate::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
     use crate::grade::{CheckState, MemoState, grade_check, grade_memo};
+    use serde_json::json;
 
     fn terms(memo: &str) -> ChallengeTerms<'_> {
         ChallengeTerms {
@@ -180,15 +179,19 @@ mod tests {
             serde_json::from_slice(&STANDARD.decode(&challenge.payment_required).unwrap()).unwrap();
         assert_eq!(body["accepts"], json!([requirements_v1(&terms)]));
         assert_eq!(header["accepts"], json!([requirements_v2(&terms)]));
-        assert_eq!(requirements_v2(&terms)["extra"]["memo"], "pvm_0123456789abcdef");
-        assert_eq!(requirements_v1(&terms)["extra"]["memo"], "pvm_0123456789abcdef");
-        assert_eq!(requirements_v2(&terms)["network"], NETWORK_V2);
-        assert_eq!(requirements_v1(&terms)["network"], NETWORK_V1);
+        assert_eq!(requirements_v2(&terms).extra.memo.as_deref(), Some("pvm_0123456789abcdef"));
+        assert_eq!(requirements_v1(&terms).extra.memo.as_deref(), Some("pvm_0123456789abcdef"));
+        assert_eq!(requirements_v2(&terms).network, NETWORK_V2);
+        assert_eq!(requirements_v1(&terms).network, NETWORK_V1);
+        assert_eq!(header["accepts"][0]["amount"], PRICE_USDC_UNITS.to_string());
+        assert_eq!(body["accepts"][0]["maxAmountRequired"], PRICE_USDC_UNITS.to_string());
     }
 
     #[test]
     fn requirements_of_memo_less_terms_carry_no_memo_key() {
-        for requirements in [requirements_v1(&terms("")), requirements_v2(&terms(""))] {
+        let v1 = json!(requirements_v1(&terms("")));
+        let v2 = json!(requirements_v2(&terms("")));
+        for requirements in [v1, v2] {
             let extra = requirements["extra"].as_object().unwrap();
             assert!(!extra.contains_key("memo"));
             assert_eq!(extra.len(), 2);

@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use http::{HeaderMap, HeaderValue, Method};
 use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
-use payability_core::payment::solana::associated_token_account;
+use payability_core::payment::solana::{Base58Id, associated_token_account};
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::emf::{self, METRICS, NAMESPACE};
@@ -79,9 +79,9 @@ fn service(dir: &ScratchDir) -> Service<SqliteStore> {
     let store = SqliteStore::open(&db).expect("a fresh SQLite store");
     let closed = closed_port();
     let config = ServiceConfig {
-        operator_wallet: OPERATOR_WALLET.to_owned(),
+        operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
         facilitator_url: None,
-        fee_payer: Some(FEE_PAYER.to_owned()),
+        fee_payer: Base58Id::pubkey(FEE_PAYER),
         solana_rpc_url: None,
         public_base_url: Some("http://127.0.0.1:1".to_owned()),
         house_token: Some(HOUSE_TOKEN.to_owned()),

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::Service;
 use payability_runtime::api::config::ServiceConfig;
@@ -113,7 +114,7 @@ fn fetch_then_start_a_service_without_the_store(store: &Path) {
     assert!(matches!(sdk_call, SdkCall::Answered), "the SDK trusts the first read: {sdk_call:?}");
     let db = store.with_file_name("store.sqlite3");
     let config = ServiceConfig {
-        operator_wallet: OPERATOR_WALLET.to_owned(),
+        operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
         facilitator_url: Some("http://127.0.0.1:1".to_owned()),
         fee_payer: None,
         solana_rpc_url: Some("http://127.0.0.1:1".to_owned()),

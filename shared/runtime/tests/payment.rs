@@ -12,9 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use payability_core::challenge::{NETWORK_V2, USDC_MINT};
-use payability_core::payment::solana::encode_pubkey;
+use payability_core::challenge::USDC_MINT;
+use payability_core::payment::solana::{Base58Id, encode_pubkey};
 use payability_core::payment::transaction::PaymentTransaction;
+use payability_core::payment::x402::{
+    NETWORK_V2, Requirements, RequirementsV2, SvmExtra, UsdcUnits, X402Version,
+};
 use payability_runtime::payment::facilitator::{
     Facilitator, FacilitatorError, FacilitatorReason, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled,
     Timeouts, Verified,
@@ -241,16 +244,25 @@ fn payment_payload() -> Value {
 }
 
 /// The v2 requirements we would forward.
-fn requirements() -> Value {
-    json!({
-        "scheme": "exact",
-        "network": NETWORK_V2,
-        "amount": "10000",
-        "asset": USDC_MINT,
-        "payTo": PAYER,
-        "maxTimeoutSeconds": 60,
-        "extra": {"feePayer": FEE_PAYER, "memo": "pvm_abcdefgh"},
+fn requirements() -> Requirements {
+    Requirements::V2(RequirementsV2 {
+        scheme: "exact".to_owned(),
+        network: NETWORK_V2.to_owned(),
+        amount: UsdcUnits(10_000),
+        asset: USDC_MINT.to_owned(),
+        pay_to: PAYER.to_owned(),
+        max_timeout_seconds: 60,
+        extra: SvmExtra {
+            fee_payer: FEE_PAYER.to_owned(),
+            usdc_token_account: PAYER.to_owned(),
+            memo: Some("pvm_abcdefgh".to_owned()),
+        },
     })
+}
+
+/// The version of an x402 version number in a vector.
+fn version_of(number: u8) -> X402Version {
+    if number == 1 { X402Version::V1 } else { X402Version::V2 }
 }
 
 /// A facilitator client for the stub, mounted under a path prefix like real facilitators.
@@ -258,19 +270,19 @@ fn client_for(stub: &Stub) -> Facilitator {
     Facilitator::new(&stub.url("/facilitator/")).expect("a loopback URL is accepted")
 }
 
-async fn fee_payer_from(answer: Reply) -> Result<String, FacilitatorError> {
+async fn fee_payer_from(answer: Reply) -> Result<Base58Id, FacilitatorError> {
     let stub = Stub::start(vec![("/facilitator/supported", answer)]).await;
     client_for(&stub).fee_payer().await
 }
 
 async fn verify_with(answer: Reply) -> Result<Verified, FacilitatorError> {
     let stub = Stub::start(vec![("/facilitator/verify", answer)]).await;
-    client_for(&stub).verify(2, &payment_payload(), &requirements()).await
+    client_for(&stub).verify(X402Version::V2, &payment_payload(), &requirements()).await
 }
 
 async fn settle_with(version: u8, answer: Reply) -> Result<Settled, FacilitatorError> {
     let stub = Stub::start(vec![("/facilitator/settle", answer)]).await;
-    client_for(&stub).settle(version, &payment_payload(), &requirements()).await
+    client_for(&stub).settle(version_of(version), &payment_payload(), &requirements()).await
 }
 
 fn settled_answer(network: &str) -> Value {
@@ -287,7 +299,7 @@ async fn fee_payer_is_read_from_supported_under_the_base_path() {
         ),
     )])
     .await;
-    assert_eq!(client_for(&stub).fee_payer().await.as_deref(), Ok(FEE_PAYER));
+    assert_eq!(client_for(&stub).fee_payer().await.as_ref().map(Base58Id::as_str), Ok(FEE_PAYER));
     let seen = stub.seen();
     assert_eq!(seen.len(), 1);
     assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("GET", "/facilitator/supported"));
@@ -358,7 +370,7 @@ async fn fee_payer_vectors() {
     ];
     for (name, answer, want) in cases {
         let got = fee_payer_from(json_reply(200, answer)).await;
-        assert_eq!(got.as_deref().map_err(|e| *e), want, "{name}");
+        assert_eq!(got.as_ref().map(Base58Id::as_str).map_err(|e| *e), want, "{name}");
     }
     let statuses = [
         (404, FacilitatorError::Malformed),
@@ -384,8 +396,8 @@ async fn verify_posts_the_x402_body_and_returns_the_payer() {
     )])
     .await;
     let facilitator = client_for(&stub);
-    let verified = facilitator.verify(2, &payment_payload(), &requirements()).await;
-    assert_eq!(verified, Ok(Verified { payer: Some(PAYER.to_owned()) }));
+    let verified = facilitator.verify(X402Version::V2, &payment_payload(), &requirements()).await;
+    assert_eq!(verified, Ok(Verified { payer: Base58Id::pubkey(PAYER) }));
     let seen = stub.seen();
     assert_eq!(seen.len(), 1);
     assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/facilitator/verify"));
@@ -397,7 +409,7 @@ async fn verify_posts_the_x402_body_and_returns_the_payer() {
 
     // v1 sends x402Version 1 with the same field names.
     let v1_payload = json!({"x402Version": 1, "scheme": "exact", "network": "solana", "payload": {"transaction": "AQID"}});
-    assert!(facilitator.verify(1, &v1_payload, &requirements()).await.is_ok());
+    assert!(facilitator.verify(X402Version::V1, &v1_payload, &requirements()).await.is_ok());
     assert_eq!(stub.seen()[1].json()["x402Version"], 1);
     assert_eq!(stub.seen()[1].json()["paymentPayload"], v1_payload);
 }
@@ -506,10 +518,10 @@ async fn settle_success_is_checked_and_rebuilt() {
     )
     .await
     .expect("a checked settlement");
-    assert_eq!(settled.transaction, signature());
-    assert_eq!(settled.network, NETWORK_V2);
-    assert_eq!(settled.payer.as_deref(), Some(PAYER));
-    assert_eq!(settled.raw, settled_answer(NETWORK_V2));
+    assert_eq!(settled.transaction.as_str(), signature());
+    assert_eq!(json!(settled.response)["network"], NETWORK_V2);
+    assert_eq!(settled.payer.as_ref().map(Base58Id::as_str), Some(PAYER));
+    assert_eq!(json!(settled.response), settled_answer(NETWORK_V2));
 
     let v1 = settle_with(
         1,
@@ -517,9 +529,12 @@ async fn settle_success_is_checked_and_rebuilt() {
     )
     .await
     .expect("a v1 settlement");
-    assert_eq!(v1.network, "solana");
+    assert_eq!(json!(v1.response)["network"], "solana");
     assert_eq!(v1.payer, None);
-    assert_eq!(v1.raw, json!({"success": true, "transaction": signature(), "network": "solana"}));
+    assert_eq!(
+        json!(v1.response),
+        json!({"success": true, "transaction": signature(), "network": "solana"})
+    );
 }
 
 #[tokio::test]
@@ -527,7 +542,7 @@ async fn settle_posts_the_x402_body() {
     let stub =
         Stub::start(vec![("/facilitator/settle", json_reply(200, settled_answer(NETWORK_V2)))])
             .await;
-    client_for(&stub).settle(2, &payment_payload(), &requirements()).await.unwrap();
+    client_for(&stub).settle(X402Version::V2, &payment_payload(), &requirements()).await.unwrap();
     let seen = stub.seen();
     assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/facilitator/settle"));
     assert_eq!(
@@ -628,33 +643,20 @@ async fn settle_refusal_and_unreadable_vectors() {
 }
 
 #[tokio::test]
-async fn an_unsupported_version_is_never_sent() {
-    let stub =
-        Stub::start(vec![("/facilitator/verify", json_reply(200, json!({"isValid": true})))]).await;
-    let facilitator = client_for(&stub);
-    assert_eq!(
-        facilitator.verify(3, &payment_payload(), &requirements()).await,
-        Err(FacilitatorError::Malformed)
-    );
-    assert_eq!(
-        facilitator.settle(0, &payment_payload(), &requirements()).await.map(|s| s.transaction),
-        Err(FacilitatorError::Malformed)
-    );
-    assert!(stub.seen().is_empty());
-}
-
-#[tokio::test]
 async fn a_refused_port_is_unavailable_at_once() {
     let port = closed_port();
     let facilitator = Facilitator::new(&format!("http://127.0.0.1:{port}")).unwrap();
     let started = Instant::now();
     assert_eq!(facilitator.fee_payer().await, Err(FacilitatorError::Unavailable));
     assert_eq!(
-        facilitator.verify(2, &payment_payload(), &requirements()).await,
+        facilitator.verify(X402Version::V2, &payment_payload(), &requirements()).await,
         Err(FacilitatorError::Unavailable)
     );
     assert_eq!(
-        facilitator.settle(2, &payment_payload(), &requirements()).await.map(|s| s.transaction),
+        facilitator
+            .settle(X402Version::V2, &payment_payload(), &requirements())
+            .await
+            .map(|s| s.transaction),
         Err(FacilitatorError::Unavailable)
     );
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
@@ -681,13 +683,13 @@ async fn a_silent_facilitator_is_unavailable_within_the_published_bounds() {
         timed(
             REQUEST_TIMEOUT,
             Box::pin(async {
-                facilitator.verify(2, &payment_payload(), &requirements()).await.err()
+                facilitator.verify(X402Version::V2, &payment_payload(), &requirements()).await.err()
             })
         ),
         timed(
             SETTLE_TIMEOUT,
             Box::pin(async {
-                facilitator.settle(2, &payment_payload(), &requirements()).await.err()
+                facilitator.settle(X402Version::V2, &payment_payload(), &requirements()).await.err()
             })
         ),
     );
@@ -718,7 +720,7 @@ async fn shorter_bounds_apply_to_a_body_that_never_finishes() {
     };
     let facilitator = Facilitator::with_timeouts(&stub.url("/facilitator"), timeouts).unwrap();
     let started = Instant::now();
-    let result = facilitator.settle(2, &payment_payload(), &requirements()).await;
+    let result = facilitator.settle(X402Version::V2, &payment_payload(), &requirements()).await;
     // The stub closes after writing, so this is either a broken body or the bound: both are
     // Unavailable, and both well within the settle bound.
     assert_eq!(result.map(|s| s.transaction), Err(FacilitatorError::Unavailable));
@@ -996,7 +998,10 @@ async fn landing_is_found_among_the_buyers_signatures() {
         (format!("getTransaction {}", sig(3)), on_chain(&landed_tx(), Value::Null)),
     ])
     .await;
-    assert_eq!(landing, Ok(Landing::Landed { signature: sig(2), failed: false }));
+    assert_eq!(
+        landing,
+        Ok(Landing::Landed { signature: Base58Id::signature(&sig(2)).unwrap(), failed: false })
+    );
     let buyer = encode_pubkey(&BUYER);
     assert_eq!(
         calls(&seen),
@@ -1034,7 +1039,10 @@ async fn a_landed_transaction_that_failed_says_so() {
         ),
     ])
     .await;
-    assert_eq!(landing, Ok(Landing::Landed { signature: sig(4), failed: true }));
+    assert_eq!(
+        landing,
+        Ok(Landing::Landed { signature: Base58Id::signature(&sig(4)).unwrap(), failed: true })
+    );
 }
 
 #[tokio::test]
@@ -1077,7 +1085,10 @@ async fn a_payment_confirmed_during_the_lookup_is_landed_not_never() {
         ("isBlockhashValid".into(), blockhash_valid(false)),
     ])
     .await;
-    assert_eq!(landing, Ok(Landing::Landed { signature: sig(5), failed: false }));
+    assert_eq!(
+        landing,
+        Ok(Landing::Landed { signature: Base58Id::signature(&sig(5)).unwrap(), failed: false })
+    );
     assert_eq!(seen.len(), 5);
 }
 

@@ -44,6 +44,36 @@ pub fn decode_signature(base58: &str) -> Option<[u8; 64]> {
     decode_exact(base58, MAX_SIGNATURE_CHARS)
 }
 
+/// A base58 identifier (a Solana wallet or a transaction signature), validated so that no
+/// other text can stand in its place.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct Base58Id(String);
+
+impl Base58Id {
+    /// Accepts 32 to 88 characters of the Bitcoin base58 alphabet (what the store keeps).
+    pub fn parse(text: &str) -> Option<Self> {
+        const ALPHABET: &str = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+        let ok = (32..=88).contains(&text.len()) && text.chars().all(|c| ALPHABET.contains(c));
+        ok.then(|| Self(text.to_owned()))
+    }
+
+    /// A base58 public key (exactly 32 bytes), or None.
+    pub fn pubkey(text: &str) -> Option<Self> {
+        decode_pubkey(text).map(|_| Self(text.to_owned()))
+    }
+
+    /// A base58 transaction signature (exactly 64 bytes), or None.
+    pub fn signature(text: &str) -> Option<Self> {
+        decode_signature(text).map(|_| Self(text.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// True when 32 bytes decompress to a point on the ed25519 curve.
 fn on_curve(bytes: &[u8; 32]) -> bool {
     CompressedEdwardsY(*bytes).decompress().is_some()

@@ -320,7 +320,7 @@ pub(crate) mod fixture {
 mod tests {
     use super::fixture::*;
     use super::*;
-    use crate::payment::x402::decode_payment_header;
+    use crate::payment::x402::{X402Version, decode_payment_header};
     use base64::Engine;
     use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
     use proptest::prelude::*;
@@ -451,8 +451,8 @@ mod tests {
         let padded = STANDARD.encode(&bytes);
         let unpadded = STANDARD_NO_PAD.encode(&bytes);
         assert_ne!(padded, unpadded);
-        let padded = decode_payment_header(1, &header(padded)).unwrap();
-        let unpadded = decode_payment_header(1, &header(unpadded)).unwrap();
+        let padded = decode_payment_header(X402Version::V1, &header(padded)).unwrap();
+        let unpadded = decode_payment_header(X402Version::V1, &header(unpadded)).unwrap();
         assert_eq!(padded.transaction, unpadded.transaction);
         assert_eq!(padded.transaction.identity(), parsed(legacy()).identity());
     }

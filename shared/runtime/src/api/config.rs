@@ -1,5 +1,6 @@
 //! What the HTTP service needs to know, built from the settings ([`crate::settings`]).
 
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 
 use crate::settings::{KeyPublication, OPERATOR_WALLET, SettingError, Settings};
@@ -9,11 +10,11 @@ use crate::store::choice::StoreChoice;
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
     /// Base58 Solana wallet that is paid (`payTo`).
-    pub operator_wallet: String,
+    pub operator_wallet: Base58Id,
     /// x402 facilitator base URL; without it (and a fee payer) paid routes answer 503.
     pub facilitator_url: Option<String>,
     /// Fee payer to advertise when the facilitator's `/supported` cannot be read.
-    pub fee_payer: Option<String>,
+    pub fee_payer: Option<Base58Id>,
     /// JSON-RPC endpoint for `getTransaction` (the ledger's Solana fee).
     pub solana_rpc_url: Option<String>,
     /// Public origin (and path prefix) of the API, used for `resource`; when None, each

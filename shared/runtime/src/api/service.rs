@@ -7,7 +7,7 @@ use payability_core::challenge::{
     ChallengeNotes, ChallengeTerms, OwnChallenge, own_challenge_with,
 };
 use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, PaidRoute, issue_memo};
-use payability_core::payment::solana::associated_token_account;
+use payability_core::payment::solana::{Base58Id, associated_token_account};
 use payability_core::report::UtcMillis;
 use payability_core::signing::ReportSigner;
 use subtle::ConstantTimeEq;
@@ -78,7 +78,7 @@ pub struct Service<S> {
     pub(super) binding_key: super::binding::BindingKey,
     pub(super) fetcher: Fetcher,
     pub(super) facilitator: Option<Facilitator>,
-    fee_payer: OnceCell<String>,
+    fee_payer: OnceCell<Base58Id>,
     pub(super) token_account: String,
     pub(super) store: S,
     pub(super) rpc_client: reqwest::Client,
@@ -101,7 +101,7 @@ impl<S: Stores> Service<S> {
             None => None,
         };
         let token_account = associated_token_account(
-            &config.operator_wallet,
+            config.operator_wallet.as_str(),
             payability_core::challenge::USDC_MINT,
         )
         .ok_or(ServiceError::NoTokenAccount)?;
@@ -150,7 +150,7 @@ impl<S: Stores> Service<S> {
                 }
             })
             .await;
-        fetched.ok().map(String::as_str)
+        fetched.ok().map(Base58Id::as_str)
     }
 
     /// The API's public base URL: the configured one, else the one the platform reports for
@@ -225,7 +225,7 @@ impl<S: Stores> Service<S> {
                 PaidRoute::Check => "One signed challenge payability verdict (payability/v1 check)",
                 PaidRoute::Memo => "One signed memo-binding verdict (payability/v1 memo)",
             },
-            pay_to: &self.config.operator_wallet,
+            pay_to: self.config.operator_wallet.as_str(),
             fee_payer: offer.fee_payer,
             token_account: &self.token_account,
             memo,

@@ -8,8 +8,10 @@
 
 use std::time::Duration;
 
-use payability_core::challenge::{NETWORK_V1, NETWORK_V2};
-use payability_core::payment::solana::{decode_pubkey, decode_signature};
+use payability_core::payment::solana::Base58Id;
+use payability_core::payment::x402::{
+    NETWORK_V1, NETWORK_V2, Requirements, SettlementResponse, X402Version,
+};
 use reqwest::{Client, StatusCode, redirect};
 use serde_json::{Map, Value, json};
 
@@ -144,22 +146,19 @@ impl std::error::Error for FacilitatorError {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
     /// The payer the facilitator names, when it is a base58 public key.
-    pub payer: Option<String>,
+    pub payer: Option<Base58Id>,
 }
 
-/// A successful `/settle`, checked.
+/// A successful `/settle` on the payment's network, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settled {
     /// The transaction signature (base58, 64 bytes).
-    pub transaction: String,
+    pub transaction: Base58Id,
     /// The payer the facilitator names (a base58 public key), if any.
-    pub payer: Option<String>,
-    /// The network, exactly ours: `solana` (v1) or the CAIP-2 mainnet id (v2).
-    pub network: String,
-    /// The settlement response to echo (base64) in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`:
-    /// rebuilt from the checked fields only (`success`, `transaction`, `network`, `payer`),
-    /// never the facilitator's bytes.
-    pub raw: Value,
+    pub payer: Option<Base58Id>,
+    /// The settlement response to echo in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`:
+    /// rebuilt from the checked fields only, never the facilitator's bytes.
+    pub response: SettlementResponse,
 }
 
 /// The per-call time limits (the defaults are the published ones).
@@ -224,7 +223,7 @@ impl Facilitator {
     /// `signers["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]` or `signers["solana:*"]` (first
     /// entry), else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1
     /// `solana`) with `extra.feePayer`. It must be a base58 public key.
-    pub async fn fee_payer(&self) -> Result<String, FacilitatorError> {
+    pub async fn fee_payer(&self) -> Result<Base58Id, FacilitatorError> {
         let request = self.client.get(self.url("/supported"));
         let (status, body) = self.exchange(request, self.timeouts.request).await?;
         read_supported_answer(status.as_u16(), &body)
@@ -233,9 +232,9 @@ impl Facilitator {
     /// `POST /verify`; `isValid: false` is `Refused`.
     pub async fn verify(
         &self,
-        version: u8,
+        version: X402Version,
         payment_payload: &Value,
-        requirements: &Value,
+        requirements: &Requirements,
     ) -> Result<Verified, FacilitatorError> {
         let (status, body) = self
             .post("/verify", version, payment_payload, requirements, self.timeouts.request)
@@ -247,9 +246,9 @@ impl Facilitator {
     /// signature, on another network, or naming a payer that is not a public key is `Forged`.
     pub async fn settle(
         &self,
-        version: u8,
+        version: X402Version,
         payment_payload: &Value,
-        requirements: &Value,
+        requirements: &Requirements,
     ) -> Result<Settled, FacilitatorError> {
         let (status, body) = self
             .post("/settle", version, payment_payload, requirements, self.timeouts.settle)
@@ -268,14 +267,11 @@ impl Facilitator {
     async fn post(
         &self,
         path: &str,
-        version: u8,
+        version: X402Version,
         payment_payload: &Value,
-        requirements: &Value,
+        requirements: &Requirements,
         timeout: Duration,
     ) -> Result<(StatusCode, Vec<u8>), FacilitatorError> {
-        if !matches!(version, 1 | 2) {
-            return Err(FacilitatorError::Malformed);
-        }
         let body = json!({
             "x402Version": version,
             "paymentPayload": payment_payload,
@@ -341,17 +337,14 @@ fn read_answer(
 /// (first entry), else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1
 /// `solana`) with `extra.feePayer`; it must be a base58 public key. Pure: what
 /// [`Facilitator::fee_payer`] does with the bytes it read.
-pub fn read_supported_answer(status: u16, body: &[u8]) -> Result<String, FacilitatorError> {
+pub fn read_supported_answer(status: u16, body: &[u8]) -> Result<Base58Id, FacilitatorError> {
     let (status, answer) = read_answer(status, body)?;
     if !status.is_success() {
         return Err(FacilitatorError::Malformed);
     }
     let answer = answer.ok_or(FacilitatorError::Malformed)?;
     let candidate = signer_fee_payer(&answer).or_else(|| kinds_fee_payer(&answer));
-    match candidate {
-        Some(payer) if decode_pubkey(payer).is_some() => Ok(payer.to_owned()),
-        _ => Err(FacilitatorError::Malformed),
-    }
+    candidate.and_then(Base58Id::pubkey).ok_or(FacilitatorError::Malformed)
 }
 
 /// Decodes a `POST /verify` answer (status and body bytes): `isValid: false` is `Refused`;
@@ -364,28 +357,22 @@ pub fn read_verify_answer(status: u16, body: &[u8]) -> Result<Verified, Facilita
         Some(false) => Err(FacilitatorError::Refused(reason_in(answer.as_ref(), "invalidReason"))),
         Some(true) if status.is_success() => {
             let payer = answer.as_ref().and_then(|a| a.get("payer")).and_then(Value::as_str);
-            let payer = payer.filter(|p| decode_pubkey(p).is_some()).map(str::to_owned);
-            Ok(Verified { payer })
+            Ok(Verified { payer: payer.and_then(Base58Id::pubkey) })
         }
         _ => Err(unreadable(status)),
     }
 }
 
-/// Decodes a `POST /settle` answer (status and body bytes) of an x402 `version` (1 or 2;
-/// another version is `Malformed`): `success: false` is `Refused`; a success without a base58
-/// 64-byte signature, on another network than the version's, or naming a payer that is not a
-/// public key is `Forged`; the echo is rebuilt from the checked fields only. Pure: what
-/// [`Facilitator::settle`] does with the bytes it read.
+/// Decodes a `POST /settle` answer (status and body bytes) of a payment of `version`:
+/// `success: false` is `Refused`; a success without a base58 64-byte signature, on another
+/// network than the version's, or naming a payer that is not a public key is `Forged`; the
+/// echo is rebuilt from the checked fields only. Pure: what [`Facilitator::settle`] does with
+/// the bytes it read.
 pub fn read_settle_answer(
-    version: u8,
+    version: X402Version,
     status: u16,
     body: &[u8],
 ) -> Result<Settled, FacilitatorError> {
-    let our_network = match version {
-        1 => NETWORK_V1,
-        2 => NETWORK_V2,
-        _ => return Err(FacilitatorError::Malformed),
-    };
     let (status, answer) = read_answer(status, body)?;
     let Some(answer) = answer else {
         return Err(unreadable(status));
@@ -397,26 +384,18 @@ pub fn read_settle_answer(
         Some(true) if status.is_success() => {}
         _ => return Err(unreadable(status)),
     }
-    let transaction = answer
-        .get("transaction")
-        .and_then(Value::as_str)
-        .filter(|t| decode_signature(t).is_some())
-        .ok_or(FacilitatorError::Forged)?;
-    let network = answer
-        .get("network")
-        .and_then(Value::as_str)
-        .filter(|n| *n == our_network)
-        .ok_or(FacilitatorError::Forged)?;
+    let transaction = answer.get("transaction").and_then(Value::as_str);
+    let transaction = transaction.and_then(Base58Id::signature).ok_or(FacilitatorError::Forged)?;
+    if answer.get("network").and_then(Value::as_str) != Some(version.network()) {
+        return Err(FacilitatorError::Forged);
+    }
     let payer = match answer.get("payer") {
         None | Some(Value::Null) => None,
-        Some(Value::String(p)) if decode_pubkey(p).is_some() => Some(p.clone()),
+        Some(Value::String(p)) => Some(Base58Id::pubkey(p).ok_or(FacilitatorError::Forged)?),
         Some(_) => return Err(FacilitatorError::Forged),
     };
-    let mut raw = json!({"success": true, "transaction": transaction, "network": network});
-    if let Some(payer) = &payer {
-        raw["payer"] = json!(payer);
-    }
-    Ok(Settled { transaction: transaction.to_owned(), payer, network: network.to_owned(), raw })
+    let response = SettlementResponse::settled(version, &transaction, payer.clone());
+    Ok(Settled { transaction, payer, response })
 }
 
 /// An answer without the expected field: a 4xx is the facilitator refusing, anything else is

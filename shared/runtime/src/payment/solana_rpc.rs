@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::payment::solana::{decode_signature, encode_pubkey};
+use payability_core::payment::solana::{Base58Id, decode_signature, encode_pubkey};
 use payability_core::payment::transaction::PaymentTransaction;
 use reqwest::Client;
 use serde_json::{Value, json};
@@ -72,7 +72,7 @@ pub const LANDING_SIGNATURE_LIMIT: usize = 25;
 pub enum Landing {
     /// A transaction with this message is on chain (confirmed): its signature (base58) and
     /// whether it failed (`meta.err` not null).
-    Landed { signature: String, failed: bool },
+    Landed { signature: Base58Id, failed: bool },
     /// No transaction with this message is among the buyer's recent signatures, and the
     /// blockhash is no longer valid (finalized): it can never land.
     NeverLands,
@@ -172,7 +172,7 @@ impl Rpc<'_> {
         &self,
         buyer: &str,
         payment: &PaymentTransaction,
-        seen: &mut Vec<String>,
+        seen: &mut Vec<Base58Id>,
     ) -> Result<Option<Landing>, RpcError> {
         let listed = self
             .call(
@@ -197,13 +197,13 @@ impl Rpc<'_> {
     /// The landing of `signature` when its transaction carries the payment's message.
     async fn landed_as(
         &self,
-        signature: &str,
+        signature: &Base58Id,
         payment: &PaymentTransaction,
     ) -> Result<Option<Landing>, RpcError> {
         let result = self
             .call(
                 "getTransaction",
-                json!([signature, {
+                json!([signature.as_str(), {
                     "encoding": "base64",
                     "commitment": "confirmed",
                     "maxSupportedTransactionVersion": 0,
@@ -245,13 +245,12 @@ pub fn read_rpc_answer(status: u16, body: &[u8]) -> Result<Value, RpcError> {
 /// Decodes a `getSignaturesForAddress` result into its first [`LANDING_SIGNATURE_LIMIT`]
 /// signatures (newest first): it must be an array whose entries (those looked at) each carry a
 /// `signature` that is base58 of 64 bytes, else `Malformed`.
-pub fn read_signature_listing(result: &Value) -> Result<Vec<String>, RpcError> {
+pub fn read_signature_listing(result: &Value) -> Result<Vec<Base58Id>, RpcError> {
     let listed = result.as_array().ok_or(RpcError::Malformed)?;
     let mut signatures = Vec::with_capacity(listed.len().min(LANDING_SIGNATURE_LIMIT));
     for entry in listed.iter().take(LANDING_SIGNATURE_LIMIT) {
         let signature = entry.get("signature").and_then(Value::as_str);
-        let signature = signature.filter(|s| decode_signature(s).is_some());
-        signatures.push(signature.ok_or(RpcError::Malformed)?.to_owned());
+        signatures.push(signature.and_then(Base58Id::signature).ok_or(RpcError::Malformed)?);
     }
     Ok(signatures)
 }
@@ -262,7 +261,7 @@ pub fn read_signature_listing(result: &Value) -> Result<Vec<String>, RpcError> {
 /// `meta.err` is not null (`meta.err` absent is `Malformed`); another message is no match.
 pub fn read_landed_transaction(
     result: &Value,
-    signature: &str,
+    signature: &Base58Id,
     payment: &PaymentTransaction,
 ) -> Result<Option<Landing>, RpcError> {
     if result.is_null() {
@@ -283,7 +282,7 @@ pub fn read_landed_transaction(
         Some(_) => true,
         None => return Err(RpcError::Malformed),
     };
-    Ok(Some(Landing::Landed { signature: signature.to_owned(), failed }))
+    Ok(Some(Landing::Landed { signature: signature.clone(), failed }))
 }
 
 /// Decodes an `isBlockhashValid` result: its boolean `value`, else `Malformed`.

@@ -11,6 +11,7 @@ mod parse;
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 
 pub use keys::KeyPublication;
@@ -208,7 +209,7 @@ const PINNED: &[Reader] =
 const PUBLISHING: &[Reader] = &[Reader::Serve, Reader::Criteria];
 
 /// The wallet that is paid.
-pub const OPERATOR_WALLET: Var<String> = Var {
+pub const OPERATOR_WALLET: Var<Base58Id> = Var {
     about: Setting {
         name: "PAYABILITY_OPERATOR_WALLET",
         purpose: "the Solana wallet that is paid (`payTo` of every offer)",
@@ -234,7 +235,7 @@ pub const FACILITATOR_URL: Var<String> = Var {
 };
 
 /// The fee payer advertised when `/supported` cannot be read.
-pub const FEE_PAYER: Var<String> = Var {
+pub const FEE_PAYER: Var<Base58Id> = Var {
     about: Setting {
         name: "PAYABILITY_FEE_PAYER",
         purpose: "the fee payer to advertise when the facilitator's `/supported` cannot be read",
@@ -476,11 +477,11 @@ pub const TABLE: [&Setting; 20] = [
 #[derive(Clone)]
 pub struct Settings {
     /// [`OPERATOR_WALLET`].
-    pub operator_wallet: Option<String>,
+    pub operator_wallet: Option<Base58Id>,
     /// [`FACILITATOR_URL`] (no trailing slash).
     pub facilitator_url: Option<String>,
     /// [`FEE_PAYER`].
-    pub fee_payer: Option<String>,
+    pub fee_payer: Option<Base58Id>,
     /// [`SOLANA_RPC_URL`] (no trailing slash).
     pub solana_rpc_url: Option<String>,
     /// [`PUBLIC_BASE_URL`] (no trailing slash).

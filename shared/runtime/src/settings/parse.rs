@@ -4,7 +4,7 @@
 use std::ffi::OsStr;
 use std::path::PathBuf;
 
-use payability_core::payment::solana::decode_pubkey;
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 
 use crate::base_url::Base;
@@ -24,9 +24,8 @@ pub(super) fn text(value: &OsStr) -> Result<String, &'static str> {
 }
 
 /// A base58 Solana public key.
-pub(super) fn wallet(value: &OsStr) -> Result<String, &'static str> {
-    let key = value.to_str().filter(|text| decode_pubkey(text).is_some());
-    key.map(str::to_owned).ok_or("is not a base58 Solana public key")
+pub(super) fn wallet(value: &OsStr) -> Result<Base58Id, &'static str> {
+    value.to_str().and_then(Base58Id::pubkey).ok_or("is not a base58 Solana public key")
 }
 
 /// An http or https URL, without its trailing slashes.

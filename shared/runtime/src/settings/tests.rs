@@ -91,9 +91,9 @@ fn one_parser_per_variable_and_its_rule() {
             }
             "base" => PUBLIC_BASE_URL.parse_value(Some(value)).map(|v| format!("{:?}", v.unwrap())),
             "url" => FACILITATOR_URL.parse_value(Some(value)).map(|v| format!("{:?}", v.unwrap())),
-            "wallet" => {
-                OPERATOR_WALLET.parse_value(Some(value)).map(|v| format!("{:?}", v.unwrap()))
-            }
+            "wallet" => OPERATOR_WALLET
+                .parse_value(Some(value))
+                .map(|v| format!("{:?}", v.unwrap().as_str())),
             "store" => STORE.parse_value(Some(value)).map(|v| format!("{:?}", v.unwrap())),
             _ => TABLE_LEDGER.parse_value(Some(value)).map(|v| format!("{:?}", v.unwrap())),
         };

@@ -1,5 +1,6 @@
 //! What several capabilities share: the closed-form error, the UTC day, base58 ids, paid ops.
 
+pub use payability_core::payment::solana::Base58Id;
 pub use payability_core::report::UtcMillis;
 
 /// One day in milliseconds.
@@ -58,25 +59,6 @@ impl UtcDay {
     /// The day `days` later (earlier when negative).
     pub fn shifted(&self, days: i64) -> Option<Self> {
         Self::of(UtcMillis(self.midnight()?.0.checked_add(days.checked_mul(DAY_MS)?)?))
-    }
-}
-
-/// A base58 identifier (a Solana wallet or a transaction signature), validated so that no
-/// other text can be stored in its place.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Base58Id(String);
-
-impl Base58Id {
-    /// Accepts 32 to 88 characters of the Bitcoin base58 alphabet.
-    pub fn parse(text: &str) -> Option<Self> {
-        const ALPHABET: &str = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-        let ok = (32..=88).contains(&text.len()) && text.chars().all(|c| ALPHABET.contains(c));
-        ok.then(|| Self(text.to_owned()))
-    }
-
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 

@@ -11,6 +11,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue, Method};
 use payability_core::challenge::{ChallengeTerms, own_challenge};
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::published_keys::KeyPublication;
@@ -100,9 +101,9 @@ impl World {
         let store = SqliteStore::open(&db).expect("a SQLite store");
         let closed = format!("http://127.0.0.1:{}", closed_port());
         let config = ServiceConfig {
-            operator_wallet: OPERATOR_WALLET.to_owned(),
+            operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
             facilitator_url: Some(closed.clone()),
-            fee_payer: Some(FEE_PAYER.to_owned()),
+            fee_payer: Base58Id::pubkey(FEE_PAYER),
             solana_rpc_url: None,
             public_base_url: base.map(str::to_owned),
             house_token: Some(HOUSE_TOKEN.to_owned()),

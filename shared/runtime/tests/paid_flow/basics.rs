@@ -3,7 +3,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::challenge::{NETWORK_V1, NETWORK_V2};
+use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2};
 use serde_json::Value;
 
 use crate::chain::VerifyMode;

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::challenge::{NETWORK_V1, NETWORK_V2};
 use payability_core::payment::solana::decode_pubkey;
+use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2};
 use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::{Value, json};
 

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::published_keys::KeyPublication;
@@ -64,7 +65,7 @@ async fn a_delivered_verdict_whose_answer_was_lost_is_delivered_again_on_dynamod
     let store = fresh_store().await;
     let readback = DynamoStore::new(&moto_sdk(), store.tables().clone());
     let config = ServiceConfig {
-        operator_wallet: OPERATOR_WALLET.to_owned(),
+        operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
         facilitator_url: Some(facilitator.url()),
         fee_payer: None,
         solana_rpc_url: Some(rpc.url()),

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue, Method};
+use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::published_keys::KeyPublication;
@@ -207,7 +208,7 @@ impl World {
         let store = PausingStore::new(sqlite);
         let control = store.control();
         let config = ServiceConfig {
-            operator_wallet: OPERATOR_WALLET.to_owned(),
+            operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
             facilitator_url: Some(facilitator.url()),
             fee_payer: None,
             solana_rpc_url: Some(rpc.url()),

@@ -31,8 +31,7 @@ signed with Ed25519 over its RFC 8785 bytes without `signature`; verify it with 
 only. A refused payment's 402 says why in `error` (\"<rule>: <message>\").";
 
 /// A price in USDC base units (6 decimals) as USD text with at least two decimals.
-pub(super) fn usd_price(units: &str) -> String {
-    let units: u64 = units.parse().expect("the price is a number of base units");
+pub(super) fn usd_price(units: u64) -> String {
     let cents = format!("{:06}", units % 1_000_000);
     let fraction = cents.trim_end_matches('0');
     let fraction = if fraction.len() < 2 { &cents[..2] } else { fraction };
@@ -322,7 +321,7 @@ mod tests {
     #[test]
     fn prices_are_usd_with_at_least_two_decimals() {
         for (units, usd) in
-            [("10000", "0.01"), ("1000000", "1.00"), ("1234567", "1.234567"), ("500", "0.0005")]
+            [(10_000, "0.01"), (1_000_000, "1.00"), (1_234_567, "1.234567"), (500, "0.0005")]
         {
             assert_eq!(usd_price(units), usd, "{units}");
         }

@@ -5,21 +5,20 @@
 //! early capture) and wait at most [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry
 //! records them as pending.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use http::StatusCode;
 use payability_core::capture::FetchOutcome;
+use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::payment::memo::PaidRoute;
+use payability_core::payment::x402::{SettlementResponse, X402Version};
 use payability_core::policy::TargetUrl;
 use payability_core::report::{UnsignedReport, UtcMillis, check_report, memo_report};
-use serde_json::{Value, json};
 
 use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
 use super::super::errors::ApiError;
 use super::super::respond::{ApiResponse, error, json_response};
 use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
-use super::{Payment, Version};
+use super::Payment;
 use crate::payment::solana_rpc::transaction_fee;
 use crate::store::*;
 
@@ -33,7 +32,7 @@ pub(in crate::api) struct Delivery {
     /// The payer's wallet, when known.
     payer: Option<Base58Id>,
     /// The settlement answer echoed in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`.
-    settlement: Value,
+    settlement: SettlementResponse,
     /// True when this request settled it (a ledger entry for the transaction must be new);
     /// false when an earlier request did (a resume, or a settlement found on chain).
     fresh: bool,
@@ -48,7 +47,7 @@ impl Delivery {
         claim: PaymentId,
         tx: Base58Id,
         payer: Option<Base58Id>,
-        settlement: Value,
+        settlement: SettlementResponse,
     ) -> Self {
         Self { claim, tx, payer, settlement, fresh: true, delivered: false }
     }
@@ -60,11 +59,10 @@ impl Delivery {
         claim: PaymentId,
         tx: Base58Id,
         payer: Option<Base58Id>,
-        version: Version,
+        version: X402Version,
         delivered: bool,
     ) -> Self {
-        let settlement =
-            json!({"success": true, "transaction": tx.as_str(), "network": version.network()});
+        let settlement = SettlementResponse::settled(version, &tx, None);
         Self { claim, tx, payer, settlement, fresh: false, delivered }
     }
 }
@@ -155,8 +153,8 @@ impl<S: Stores> Service<S> {
         {
             tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
         }
-        let header = STANDARD.encode(delivery.settlement.to_string());
-        self.delivered(verdict).with_header(payment.version.response_header(), &header)
+        let header = delivery.settlement.header_value();
+        self.delivered(verdict).with_header(payment.decoded.version.response_header(), &header)
     }
 
     /// A house check: no payment; the report and the ledger say `house: true`.
@@ -257,7 +255,7 @@ fn ledger_entry(verdict: &Verdict, payer: Payer, rate: Option<CadRate>) -> Ledge
     LedgerEntry {
         payer,
         at: verdict.at,
-        price_usdc_units: 10_000,
+        price_usdc_units: PRICE_USDC_UNITS,
         cad: CadBlock { rate, refund: false },
         criteria_version: CriteriaVersion::current(),
         verdict: verdict.recorded,

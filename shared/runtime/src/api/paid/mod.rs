@@ -11,11 +11,11 @@ mod identifier;
 mod settlement;
 
 use http::StatusCode;
-use payability_core::challenge::{NETWORK_V1, NETWORK_V2, requirements_v1, requirements_v2};
+use payability_core::challenge::{requirements_v1, requirements_v2};
 use payability_core::payment::memo::PaidRoute;
 use payability_core::payment::x402::{
-    DecodedPayment, PaymentRefusal, V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER,
-    V2_RESPONSE_HEADER, check_v2_accepted, decode_payment_header,
+    DecodedPayment, PaymentRefusal, Requirements, SettlementResponse, X402Version,
+    check_v2_accepted, decode_payment_header,
 };
 use payability_core::policy::{TargetUrl, vet_target_url};
 use serde::Deserialize;
@@ -81,64 +81,21 @@ fn paid_op(route: PaidRoute) -> PaidOp {
     }
 }
 
-/// How the payment reached us: the header it came in and the network it pays on.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Version {
-    /// `X-PAYMENT`, network `solana`.
-    V1,
-    /// `PAYMENT-SIGNATURE`, network CAIP-2 Solana mainnet.
-    V2,
-}
-
 impl ApiResponse {
     /// Adds the settlement answer of a payment that did not (or not knowingly) settle:
     /// `{success: false, errorReason, transaction: "", network}`, base64, in the header of
     /// the payment's version.
-    fn with_settlement_failure(self, version: Version, reason: &'static str) -> Self {
-        let answer = serde_json::json!({
-            "success": false,
-            "errorReason": reason,
-            "transaction": "",
-            "network": version.network(),
-        });
-        let encoded =
-            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, answer.to_string());
-        self.with_header(version.response_header(), &encoded)
-    }
-}
-
-impl Version {
-    /// The header the settlement answer goes back in.
-    fn response_header(self) -> &'static str {
-        match self {
-            Self::V1 => V1_RESPONSE_HEADER,
-            Self::V2 => V2_RESPONSE_HEADER,
-        }
-    }
-
-    /// The network name of this version.
-    fn network(self) -> &'static str {
-        match self {
-            Self::V1 => NETWORK_V1,
-            Self::V2 => NETWORK_V2,
-        }
-    }
-
-    /// The `x402Version` number.
-    fn number(self) -> u8 {
-        match self {
-            Self::V1 => 1,
-            Self::V2 => 2,
-        }
+    fn with_settlement_failure(self, version: X402Version, reason: &'static str) -> Self {
+        let answer = SettlementResponse::failed(version, reason);
+        self.with_header(version.response_header(), &answer.header_value())
     }
 }
 
 /// A decoded payment matched to our terms: everything the facilitator and the store need.
 pub(super) struct Payment {
-    version: Version,
     decoded: DecodedPayment,
     /// The requirements the facilitator checks it against.
-    requirements: Value,
+    requirements: Requirements,
     /// The claim key: the SHA-256 of the transaction message.
     id: PaymentId,
     /// The op it pays for.
@@ -220,13 +177,13 @@ impl<S: Stores> Service<S> {
         offer: &Offer<'_>,
         request: &super::ApiRequest,
     ) -> Result<Option<Payment>, ApiResponse> {
-        let v2 = request.headers.get(V2_PAYMENT_HEADER).map(|raw| (Version::V2, raw));
-        let Some((version, raw)) =
-            v2.or_else(|| request.headers.get(V1_PAYMENT_HEADER).map(|raw| (Version::V1, raw)))
-        else {
+        let header = X402Version::ALL.into_iter().find_map(|version| {
+            request.headers.get(version.payment_header()).map(|raw| (version, raw))
+        });
+        let Some((version, raw)) = header else {
             return Ok(None);
         };
-        let decoded = match decode_payment_header(version.number(), raw.as_bytes()) {
+        let decoded = match decode_payment_header(version, raw.as_bytes()) {
             Ok(decoded) => decoded,
             Err(refusal) if refusal.is_malformed() => {
                 return Err(error(ApiError::PaymentMalformed(refusal)));
@@ -236,20 +193,21 @@ impl<S: Stores> Service<S> {
         // Empty memo: the terms carry none (v1), and v2's memo is checked apart.
         let terms = self.terms(offer, "");
         let requirements = match (version, &decoded.accepted) {
-            (Version::V1, _) => requirements_v1(&terms),
-            (Version::V2, None) => {
+            (X402Version::V1, _) => Requirements::V1(requirements_v1(&terms)),
+            (X402Version::V2, None) => {
                 let mismatch = Refusal::Terms(PaymentRefusal::RequirementsMismatch);
                 return Err(self.challenge_response(offer, mismatch));
             }
-            (Version::V2, Some(accepted)) => {
+            (X402Version::V2, Some(accepted)) => {
                 let issued = requirements_v2(&terms);
-                check_v2_accepted(accepted, &issued, &self.memo_key, offer.route, (self.clock)())
-                    .map_err(|refusal| self.challenge_response(offer, Refusal::Terms(refusal)))?;
-                accepted.clone()
+                let now = (self.clock)();
+                check_v2_accepted(accepted, &issued, &self.memo_key, offer.route, now)
+                    .map(Requirements::V2)
+                    .map_err(|refusal| self.challenge_response(offer, Refusal::Terms(refusal)))?
             }
         };
         let id = PaymentId(decoded.transaction.identity());
-        Ok(Some(Payment { version, decoded, requirements, id, op: paid_op(offer.route) }))
+        Ok(Some(Payment { decoded, requirements, id, op: paid_op(offer.route) }))
     }
 
     /// Claims a verified payment (marker `verified`) for its op and called URL, with its
@@ -299,7 +257,7 @@ impl<S: Stores> Service<S> {
             ClaimMarker::NotSettled => {
                 return Err(self
                     .challenge_response(offer, Refusal::NotSettled)
-                    .with_settlement_failure(payment.version, Refusal::NotSettled.rule()));
+                    .with_settlement_failure(payment.decoded.version, Refusal::NotSettled.rule()));
             }
             ClaimMarker::Delivered => true,
             ClaimMarker::Settled if !in_flight => false,
@@ -330,7 +288,7 @@ impl<S: Stores> Service<S> {
             ClaimMarker::Delivered => self.resume(&payment.id, payment, url, now, true).await,
             ClaimMarker::NotSettled => Err(self
                 .challenge_response(offer, Refusal::NotSettled)
-                .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
+                .with_settlement_failure(payment.decoded.version, Refusal::NotSettled.rule())),
             _ if now.0 < in_flight_until => Err(error(ApiError::PaymentInFlight)),
             ClaimMarker::Verified => self.settle(payment, claim.payer, budget).await,
             ClaimMarker::Settling => self.resolve(offer, payment, claim.payer, budget).await,
@@ -352,7 +310,7 @@ impl<S: Stores> Service<S> {
         let resumed = self.store.resume(claim, payment.op, url, now);
         match resumed.await.map_err(store_failed)? {
             ResumeOutcome::Resumed { tx, payer } => {
-                Ok(Delivery::resumed(*claim, tx, payer, payment.version, delivered))
+                Ok(Delivery::resumed(*claim, tx, payer, payment.decoded.version, delivered))
             }
             ResumeOutcome::Refused => Err(error(ApiError::PaymentAlreadyUsed)),
         }

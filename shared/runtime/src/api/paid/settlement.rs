@@ -30,13 +30,10 @@ impl<S: Stores> Service<S> {
         let bound = budget
             .before_settle(REQUEST_TIMEOUT)
             .ok_or_else(|| error(ApiError::PaymentNotStarted))?;
-        let call = facilitator.verify(
-            payment.version.number(),
-            &payment.decoded.payload,
-            &payment.requirements,
-        );
+        let decoded = &payment.decoded;
+        let call = facilitator.verify(decoded.version, &decoded.payload, &payment.requirements);
         match tokio::time::timeout(bound, call).await {
-            Ok(Ok(verified)) => Ok(verified.payer.as_deref().and_then(Base58Id::parse)),
+            Ok(Ok(verified)) => Ok(verified.payer),
             Ok(Err(FacilitatorError::Refused(reason))) => {
                 self.count(Counter::PaymentFailure).await;
                 Err(self.challenge_response(offer, Refusal::NotVerified(reason)))
@@ -62,11 +59,8 @@ impl<S: Stores> Service<S> {
             AdvanceOutcome::Advanced => {}
             AdvanceOutcome::NotAtMarker => return Err(error(ApiError::PaymentInFlight)),
         }
-        let call = facilitator.settle(
-            payment.version.number(),
-            &payment.decoded.payload,
-            &payment.requirements,
-        );
+        let decoded = &payment.decoded;
+        let call = facilitator.settle(decoded.version, &decoded.payload, &payment.requirements);
         let settled = match tokio::time::timeout(bound, call).await {
             Ok(Ok(settled)) => settled,
             Ok(Err(failure)) => {
@@ -79,16 +73,9 @@ impl<S: Stores> Service<S> {
                 return Err(unknown(payment));
             }
         };
-        let Settled { transaction, payer: settled_payer, network, raw } = settled;
-        let Some(tx) =
-            Base58Id::parse(&transaction).filter(|_| network == payment.version.network())
-        else {
-            tracing::warn!(rule = "facilitator_forged", "a settlement's outcome is unknown");
-            return Err(unknown(payment));
-        };
-        self.record_settlement(payment, &tx).await;
-        let payer = payer.or_else(|| settled_payer.as_deref().and_then(Base58Id::parse));
-        Ok(Delivery::fresh(payment.id, tx, payer, raw))
+        let Settled { transaction, payer: settled_payer, response } = settled;
+        self.record_settlement(payment, &transaction).await;
+        Ok(Delivery::fresh(payment.id, transaction, payer.or(settled_payer), response))
     }
 
     /// A `settling` claim whose outcome was not learnt: the chain says whether a
@@ -111,13 +98,12 @@ impl<S: Stores> Service<S> {
             .await
             .map_err(|_| error(ApiError::SettlementOutcomeUnknown))?;
         match landing {
-            Landing::Landed { signature, failed: false } => {
-                let tx = Base58Id::parse(&signature)
-                    .ok_or_else(|| error(ApiError::SettlementOutcomeUnknown))?;
+            Landing::Landed { signature: tx, failed: false } => {
                 let settled = Transition::Settled(tx.clone());
                 match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
                     AdvanceOutcome::Advanced => {
-                        Ok(Delivery::resumed(payment.id, tx, payer, payment.version, false))
+                        let version = payment.decoded.version;
+                        Ok(Delivery::resumed(payment.id, tx, payer, version, false))
                     }
                     AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
                 }
@@ -127,7 +113,10 @@ impl<S: Stores> Service<S> {
                 match self.store.advance(&payment.id, &never).await.map_err(store_failed)? {
                     AdvanceOutcome::Advanced => Err(self
                         .challenge_response(offer, Refusal::NotSettled)
-                        .with_settlement_failure(payment.version, Refusal::NotSettled.rule())),
+                        .with_settlement_failure(
+                            payment.decoded.version,
+                            Refusal::NotSettled.rule(),
+                        )),
                     AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
                 }
             }
@@ -151,5 +140,5 @@ impl<S: Stores> Service<S> {
 /// `success: false` (not settled as far as this request knows; retry the same payment).
 fn unknown(payment: &Payment) -> ApiResponse {
     let rule = ApiError::SettlementOutcomeUnknown;
-    error(rule).with_settlement_failure(payment.version, rule.rule())
+    error(rule).with_settlement_failure(payment.decoded.version, rule.rule())
 }

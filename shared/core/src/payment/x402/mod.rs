@@ -1,5 +1,6 @@
-//! x402 payment headers: decoding `X-PAYMENT` (v1) and `PAYMENT-SIGNATURE` (v2), and checking
-//! that a v2 payment's `accepted` echoes the requirements we issued.
+//! x402 payments: the typed wire objects ([`wire`]), the two versions ([`version`]), decoding
+//! `X-PAYMENT` (v1) and `PAYMENT-SIGNATURE` (v2), and matching a v2 payment's `accepted` to
+//! the requirements we issued.
 //!
 //! Formats follow coinbase/x402 `specs/transports-v1/http.md`, `specs/transports-v2/http.md`,
 //! `specs/x402-specification-v2.md` (sections 5.2, 7) and
@@ -11,25 +12,28 @@
 //!
 //! Refusals are closed-form: a stable rule id and a static message, never a received value.
 
+mod version;
+mod wire;
+
 use base64::Engine;
 use base64::alphabet::STANDARD;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
 use super::memo::{MemoCheck, MemoKey, PaidRoute, check_memo};
 pub use super::transaction::MAX_TRANSACTION_BYTES;
 use super::transaction::PaymentTransaction;
-use crate::challenge::NETWORK_V1;
 use crate::report::UtcMillis;
+pub use version::{
+    NETWORK_V1, NETWORK_V2, V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER,
+    V2_RESPONSE_HEADER, X402Version,
+};
+pub use wire::{
+    PaymentRequiredV1, PaymentRequiredV2, Requirements, RequirementsV1, RequirementsV2,
+    ResourceInfo, SettlementResponse, SvmExtra, UsdcUnits,
+};
 
-/// The v1 request header carrying a payment.
-pub const V1_PAYMENT_HEADER: &str = "x-payment";
-/// The v2 request header carrying a payment.
-pub const V2_PAYMENT_HEADER: &str = "payment-signature";
-/// The v1 response header carrying the settlement.
-pub const V1_RESPONSE_HEADER: &str = "x-payment-response";
-/// The v2 response header carrying the settlement.
-pub const V2_RESPONSE_HEADER: &str = "payment-response";
 /// Largest payment header value we decode, in bytes (a Solana transaction is at most 1,232
 /// bytes, so a real payment is a few KiB of base64).
 pub const MAX_PAYMENT_HEADER_BYTES: usize = 16_384;
@@ -43,9 +47,10 @@ const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
 /// A decoded payment header.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodedPayment {
-    /// The x402 version of the header it came from (1 or 2).
-    pub version: u8,
-    /// The whole decoded `PaymentPayload` JSON, as forwarded to the facilitator.
+    /// The x402 version of the header it came from.
+    pub version: X402Version,
+    /// The whole decoded `PaymentPayload` JSON, kept as received: it is forwarded to the
+    /// facilitator byte for byte in meaning (the scheme payload is the payer's, not ours).
     pub payload: Value,
     /// `payload.transaction`, base64-decoded and parsed: the partially-signed Solana
     /// transaction.
@@ -165,8 +170,8 @@ impl PaymentRefusal {
     }
 }
 
-/// Decodes a payment header value received under the header of `version` (1: `X-PAYMENT`,
-/// 2: `PAYMENT-SIGNATURE`).
+/// Decodes a payment header value received under the header of `version` (`X-PAYMENT` or
+/// `PAYMENT-SIGNATURE`).
 ///
 /// Both: at most [`MAX_PAYMENT_HEADER_BYTES`]; standard base64 (padding optional, surrounding
 /// spaces and tabs ignored) of a UTF-8 JSON object whose `x402Version` equals `version`, with
@@ -174,12 +179,12 @@ impl PaymentRefusal {
 /// [`MAX_TRANSACTION_BYTES`] (parsed by [`PaymentTransaction::parse`]).
 /// v1 also needs `scheme` "exact" and `network` "solana"; v2 needs an `accepted` object
 /// (checked against our requirements by [`check_v2_accepted`]).
-pub fn decode_payment_header(version: u8, raw: &[u8]) -> Result<DecodedPayment, PaymentRefusal> {
+pub fn decode_payment_header(
+    version: X402Version,
+    raw: &[u8],
+) -> Result<DecodedPayment, PaymentRefusal> {
     if raw.len() > MAX_PAYMENT_HEADER_BYTES {
         return Err(PaymentRefusal::HeaderTooLarge);
-    }
-    if !matches!(version, 1 | 2) {
-        return Err(PaymentRefusal::VersionUnsupported);
     }
     let trimmed = raw.trim_ascii_start().trim_ascii_end();
     let json = PAYMENT_BASE64.decode(trimmed).map_err(|_| PaymentRefusal::HeaderMalformed)?;
@@ -190,10 +195,10 @@ pub fn decode_payment_header(version: u8, raw: &[u8]) -> Result<DecodedPayment, 
         .get("x402Version")
         .and_then(Value::as_number)
         .ok_or(PaymentRefusal::HeaderMalformed)?;
-    if declared.as_u64() != Some(u64::from(version)) {
+    if declared.as_u64() != Some(u64::from(version.number())) {
         return Err(PaymentRefusal::VersionUnsupported);
     }
-    let accepted = if version == 1 {
+    let accepted = if version == X402Version::V1 {
         match object.get("scheme") {
             Some(Value::String(scheme)) if scheme == "exact" => {}
             Some(Value::String(_)) => return Err(PaymentRefusal::WrongScheme),
@@ -229,65 +234,57 @@ fn decode_transaction(text: &str) -> Option<PaymentTransaction> {
     PaymentTransaction::parse(bytes).ok()
 }
 
-/// Checks a v2 payment's `accepted` against the requirements object we issue (`issued`, as
-/// from `challenge::requirements_v2`): equal field for field, except `extra.memo`, which must
-/// be present and one of ours for this route, not expired. `issued`'s own `extra.memo` is
-/// ignored.
+/// Matches a v2 payment's `accepted` to the requirements we issue (`issued`, as from
+/// `challenge::requirements_v2`): equal field for field, except `extra.memo`, which must be
+/// present and one of ours for this route, not expired (`issued`'s own memo is ignored).
+/// Returns the accepted requirements, typed: what the payment is verified and settled against.
 ///
-/// Order: scheme, network, amount, asset, payTo, then the memo, then every other field.
+/// Order: scheme, network, amount, asset, payTo (each refusal names its field), then the memo,
+/// then every other field (`payment_requirements_mismatch`).
 pub fn check_v2_accepted(
     accepted: &Value,
-    issued: &Value,
+    issued: &RequirementsV2,
     memo_key: &MemoKey,
     route: PaidRoute,
     now: UtcMillis,
-) -> Result<(), PaymentRefusal> {
-    let (Some(accepted), Some(issued)) = (accepted.as_object(), issued.as_object()) else {
+) -> Result<RequirementsV2, PaymentRefusal> {
+    let Some(fields) = accepted.as_object() else {
         return Err(PaymentRefusal::RequirementsMismatch);
     };
+    let amount = issued.amount.0.to_string();
     let named = [
-        ("scheme", PaymentRefusal::WrongScheme),
-        ("network", PaymentRefusal::WrongNetwork),
-        ("amount", PaymentRefusal::WrongAmount),
-        ("asset", PaymentRefusal::WrongAsset),
-        ("payTo", PaymentRefusal::WrongPayTo),
+        ("scheme", issued.scheme.as_str(), PaymentRefusal::WrongScheme),
+        ("network", issued.network.as_str(), PaymentRefusal::WrongNetwork),
+        ("amount", amount.as_str(), PaymentRefusal::WrongAmount),
+        ("asset", issued.asset.as_str(), PaymentRefusal::WrongAsset),
+        ("payTo", issued.pay_to.as_str(), PaymentRefusal::WrongPayTo),
     ];
-    for (field, refusal) in named {
-        if accepted.get(field) != issued.get(field) {
+    for (field, ours, refusal) in named {
+        if fields.get(field).and_then(Value::as_str) != Some(ours) {
             return Err(refusal);
         }
     }
-    let extra = accepted.get("extra").and_then(Value::as_object);
-    let memo = extra.and_then(|e| e.get("memo")).and_then(Value::as_str);
-    match memo.map(|m| check_memo(memo_key, route, m, now)) {
-        None => return Err(PaymentRefusal::MemoMissing),
-        Some(MemoCheck::Expired) => return Err(PaymentRefusal::MemoExpired),
-        Some(MemoCheck::Forged) => return Err(PaymentRefusal::MemoForged),
-        Some(MemoCheck::Valid) => {}
+    let memo = accepted.pointer("/extra/memo").and_then(Value::as_str);
+    let memo = memo.ok_or(PaymentRefusal::MemoMissing)?;
+    match check_memo(memo_key, route, memo, now) {
+        MemoCheck::Expired => return Err(PaymentRefusal::MemoExpired),
+        MemoCheck::Forged => return Err(PaymentRefusal::MemoForged),
+        MemoCheck::Valid => {}
     }
-    let issued_extra = issued.get("extra").and_then(Value::as_object);
-    let extras_equal = match (extra, issued_extra) {
-        (Some(a), Some(i)) => equal_except(a, i, "memo"),
-        (Some(a), None) => a.len() == 1,
-        _ => false,
-    };
-    if !extras_equal || !equal_except(accepted, issued, "extra") {
+    let echoed =
+        RequirementsV2::deserialize(accepted).map_err(|_| PaymentRefusal::RequirementsMismatch)?;
+    let mut expected = issued.clone();
+    expected.extra.memo = Some(memo.to_owned());
+    if echoed != expected {
         return Err(PaymentRefusal::RequirementsMismatch);
     }
-    Ok(())
-}
-
-/// Two JSON objects are equal once one key is removed from both.
-fn equal_except(a: &Map<String, Value>, b: &Map<String, Value>, except: &str) -> bool {
-    let a_len = a.len() - usize::from(a.contains_key(except));
-    let b_len = b.len() - usize::from(b.contains_key(except));
-    a_len == b_len && a.iter().filter(|(k, _)| *k != except).all(|(k, v)| b.get(k) == Some(v))
+    Ok(echoed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::challenge::{ChallengeTerms, NETWORK_V2, requirements_v2};
+    use crate::challenge::{ChallengeTerms, PRICE_USDC_UNITS, requirements_v2};
     use crate::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
     use crate::payment::transaction::fixture;
     use base64::engine::general_purpose::STANDARD as B64;
@@ -305,7 +302,7 @@ mod tests {
     }
 
     /// Our v2 requirements as the HTTP layer issues them, with a given memo.
-    fn issued(memo: &str) -> Value {
+    fn issued(memo: &str) -> RequirementsV2 {
         requirements_v2(&ChallengeTerms {
             resource_url: "https://api.example/check",
             description: "One signed payability verdict",
@@ -369,24 +366,17 @@ mod tests {
     }
 
     #[test]
-    fn header_names_are_lowercase_wire_names() {
-        assert_eq!(V1_PAYMENT_HEADER, "x-payment");
-        assert_eq!(V2_PAYMENT_HEADER, "payment-signature");
-        assert_eq!(V1_RESPONSE_HEADER, "x-payment-response");
-        assert_eq!(V2_RESPONSE_HEADER, "payment-response");
-    }
-
-    #[test]
     fn decode_accepts_well_formed_v1_and_v2() {
-        let v1 = decode_payment_header(1, &encode(&v1_payload())).unwrap();
-        assert_eq!(v1.version, 1);
+        let v1 = decode_payment_header(X402Version::V1, &encode(&v1_payload())).unwrap();
+        assert_eq!(v1.version, X402Version::V1);
         assert_eq!(v1.payload, v1_payload());
         assert_eq!(v1.transaction, parsed_transaction());
         assert_eq!(v1.accepted, None);
 
-        let accepted = issued(&memo_for(PaidRoute::Check, NOW.0 + 1));
-        let v2 = decode_payment_header(2, &encode(&v2_payload(accepted.clone()))).unwrap();
-        assert_eq!(v2.version, 2);
+        let accepted = json!(issued(&memo_for(PaidRoute::Check, NOW.0 + 1)));
+        let v2 =
+            decode_payment_header(X402Version::V2, &encode(&v2_payload(accepted.clone()))).unwrap();
+        assert_eq!(v2.version, X402Version::V2);
         assert_eq!(v2.payload, v2_payload(accepted.clone()));
         assert_eq!(v2.transaction, parsed_transaction());
         assert_eq!(v2.accepted, Some(accepted));
@@ -402,14 +392,14 @@ mod tests {
         let padded = String::from_utf8(encode(&payload)).unwrap();
         assert!(padded.ends_with('='), "the vector needs padding to strip");
         let unpadded = padded.trim_end_matches('=');
-        assert!(decode_payment_header(1, unpadded.as_bytes()).is_ok());
-        assert!(decode_payment_header(1, format!(" \t{padded} ").as_bytes()).is_ok());
+        assert!(decode_payment_header(X402Version::V1, unpadded.as_bytes()).is_ok());
+        assert!(decode_payment_header(X402Version::V1, format!(" \t{padded} ").as_bytes()).is_ok());
     }
 
     #[test]
     fn decode_refusal_vectors() {
         let v1 = v1_payload();
-        let v2 = v2_payload(issued("pvm_x"));
+        let v2 = v2_payload(json!(issued("pvm_x")));
         let raw = |bytes: &[u8]| B64.encode(bytes).into_bytes();
         let cases: Vec<(&str, u8, Vec<u8>, PaymentRefusal)> = vec![
             (
@@ -480,12 +470,6 @@ mod tests {
             (
                 "version 3",
                 2,
-                encode(&with(&v2, "/x402Version", Some(json!(3)))),
-                PaymentRefusal::VersionUnsupported,
-            ),
-            (
-                "header version 3",
-                3,
                 encode(&with(&v2, "/x402Version", Some(json!(3)))),
                 PaymentRefusal::VersionUnsupported,
             ),
@@ -607,6 +591,7 @@ mod tests {
             ),
         ];
         for (name, version, raw, want) in cases {
+            let version = if version == 1 { X402Version::V1 } else { X402Version::V2 };
             assert_eq!(decode_payment_header(version, &raw), Err(want), "{name}");
         }
     }
@@ -626,7 +611,7 @@ mod tests {
             assert!(len < MAX_PAYMENT_HEADER_BYTES, "filler overshot");
             filler += 1;
         }
-        assert!(decode_payment_header(1, &encode(&payload)).is_ok());
+        assert!(decode_payment_header(X402Version::V1, &encode(&payload)).is_ok());
     }
 
     #[test]
@@ -659,8 +644,11 @@ mod tests {
         // check does not need `issued` to carry it.
         for issued_memo in [memo.as_str(), "pvm_another", ""] {
             let ours = issued(issued_memo);
-            let accepted = with(&issued(issued_memo), "/extra/memo", Some(json!(memo)));
-            assert_eq!(check_v2_accepted(&accepted, &ours, &key(), PaidRoute::Check, NOW), Ok(()));
+            let accepted = with(&json!(ours), "/extra/memo", Some(json!(memo)));
+            assert_eq!(
+                check_v2_accepted(&accepted, &ours, &key(), PaidRoute::Check, NOW),
+                Ok(issued(&memo))
+            );
         }
         // Key order does not matter.
         let ours = issued(&memo);
@@ -669,14 +657,14 @@ mod tests {
                 r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"10000","network":"{NETWORK_V2}","scheme":"exact"}}"#
             ))
             .unwrap();
-        assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidRoute::Check, NOW), Ok(()));
+        assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidRoute::Check, NOW), Ok(ours));
     }
 
     #[test]
     fn accepted_refusal_vectors() {
         let memo = memo_for(PaidRoute::Check, NOW.0 + MEMO_LIFETIME_MS);
         let ours = issued(&memo);
-        let good = ours.clone();
+        let good = json!(ours);
         let cases: Vec<(&str, Value, PaymentRefusal)> = vec![
             (
                 "scheme upto",
@@ -819,19 +807,6 @@ mod tests {
     }
 
     #[test]
-    fn issued_without_extra_accepts_only_a_lone_memo() {
-        let memo = memo_for(PaidRoute::Memo, NOW.0 + 1);
-        let ours = with(&issued(""), "/extra", None);
-        let lone = with(&ours, "/extra", Some(json!({"memo": memo})));
-        assert_eq!(check_v2_accepted(&lone, &ours, &key(), PaidRoute::Memo, NOW), Ok(()));
-        let more = with(&ours, "/extra", Some(json!({"memo": memo, "feePayer": "x"})));
-        assert_eq!(
-            check_v2_accepted(&more, &ours, &key(), PaidRoute::Memo, NOW),
-            Err(PaymentRefusal::RequirementsMismatch)
-        );
-    }
-
-    #[test]
     fn refusal_rules_are_unique_snake_case_and_messages_static() {
         let mut rules: Vec<&str> = PaymentRefusal::ALL.iter().map(|r| r.rule()).collect();
         for rule in &rules {
@@ -844,6 +819,9 @@ mod tests {
         for refusal in PaymentRefusal::ALL {
             assert!(!refusal.message().is_empty());
         }
+        // The price is stated once; the message that names it is held to it.
+        let price = format!("({PRICE_USDC_UNITS} USDC units)");
+        assert!(PaymentRefusal::WrongAmount.message().contains(&price));
         let malformed: Vec<_> =
             PaymentRefusal::ALL.into_iter().filter(|r| r.is_malformed()).collect();
         assert_eq!(
