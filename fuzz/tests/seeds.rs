@@ -14,7 +14,8 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::challenge::requirements_v2;
-use payability_core::payment::memo::{MEMO_LIFETIME_MS, PaidRoute, issue_memo};
+use payability_core::op::PaidOp;
+use payability_core::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
 use payability_core::payment::x402::NETWORK_V2;
 use payability_core::report::UtcMillis;
 use payability_fuzz::fixtures::{
@@ -149,10 +150,9 @@ fn graders() {
 
 fn payments() {
     let key = memo_key();
-    let memo_check =
-        issue_memo(&key, PaidRoute::Check, UtcMillis(NOW.0 + MEMO_LIFETIME_MS), [9; 12]);
-    let memo_memo = issue_memo(&key, PaidRoute::Memo, UtcMillis(NOW.0 + 1), [8; 12]);
-    let expired = issue_memo(&key, PaidRoute::Check, NOW, [7; 12]);
+    let memo_check = issue_memo(&key, PaidOp::Check, UtcMillis(NOW.0 + MEMO_LIFETIME_MS), [9; 12]);
+    let memo_memo = issue_memo(&key, PaidOp::Memo, UtcMillis(NOW.0 + 1), [8; 12]);
+    let expired = issue_memo(&key, PaidOp::Check, NOW, [7; 12]);
     let tx = STANDARD.encode(legacy());
     let v0 = STANDARD.encode(wire(&[[0; 64], [0xab; 64]], &v0_message()));
     let accepted = |memo: &str| {

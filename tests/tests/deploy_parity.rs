@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_runtime::api::budget::{
     ANSWER_MARGIN, EARLY_FETCH_LEASE_BOUND, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound,
     paid_deadline,
@@ -288,7 +288,7 @@ fn every_function_is_an_arm64_cargo_lambda_binary_within_its_timeout_limit() {
 fn paid_request_budgets_fit_their_function_timeouts() {
     let template = template();
     let functions = functions(&template);
-    for route in [PaidRoute::Check, PaidRoute::Memo] {
+    for route in [PaidOp::Check, PaidOp::Memo] {
         let (id, function) = functions[route.as_str()];
         let timeout = function_property(&template, function, "Timeout").as_u64().unwrap();
         let deadline = paid_deadline(route);

@@ -10,7 +10,8 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::challenge::requirements_v2;
-use payability_core::payment::memo::{MemoCheck, PaidRoute, check_memo};
+use payability_core::op::PaidOp;
+use payability_core::payment::memo::{MemoCheck, check_memo};
 use payability_core::payment::transaction::{MAX_TRANSACTION_BYTES, PaymentTransaction};
 use payability_core::payment::x402::{
     MAX_PAYMENT_HEADER_BYTES, NETWORK_V1, PaymentRefusal, X402Version, check_v2_accepted,
@@ -97,7 +98,7 @@ fn check_accepted(accepted: &Value) {
     let key = memo_key();
     let memo = accepted.get("extra").and_then(|e| e.get("memo")).and_then(Value::as_str);
     let mut ok_routes = 0;
-    for route in [PaidRoute::Check, PaidRoute::Memo] {
+    for route in [PaidOp::Check, PaidOp::Memo] {
         let typed = requirements_v2(&terms(""));
         let result = check_v2_accepted(accepted, &typed, &key, route, NOW);
         let issued = json!(typed);

@@ -14,14 +14,15 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use payability_core::criteria::{SigningKeyEntry, criteria_document};
-use payability_core::grade::{grade_check, grade_memo};
+use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, PolicyRefusal, TargetUrl, vet_target_url};
-use payability_core::report::{Op, UnsignedReport, check_report, memo_report};
+use payability_core::report::UnsignedReport;
 use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
 use payability_runtime::settings::ALLOW_PRIVATE_TARGETS;
 use payability_runtime::signing_key::{KEY_FILE_VAR, KeyError, KeySource, load_or_create};
+use payability_runtime::verdict::fetch_and_grade;
 use serde_json::json;
 
 /// Exit code for a refusal of the input (policy, usage, unreadable file).
@@ -135,8 +136,8 @@ fn colour_wanted(terminal: bool, no_color: Option<&OsStr>) -> bool {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check(args) => run_check(&args, Op::Check),
-        Command::Memo(args) => run_check(&args, Op::Memo),
+        Command::Check(args) => run_check(&args, PaidOp::Check),
+        Command::Memo(args) => run_check(&args, PaidOp::Memo),
         Command::Verify { report, key } => verify::run(&report, key.as_deref()),
         Command::Criteria => print_criteria(),
         Command::Demo => run_demo(),
@@ -245,19 +246,9 @@ fn current_thread_runtime() -> tokio::runtime::Runtime {
 }
 
 /// Fetches, grades and assembles one house report; None only when the clock is out of range.
-async fn house_report(op: Op, target: &TargetUrl, fetcher: &Fetcher) -> Option<UnsignedReport> {
-    match op {
-        Op::Check => {
-            let outcome = fetcher.fetch(target).await;
-            let verdict = grade_check(target.as_str(), &outcome);
-            check_report(target, verdict, clock::now(), true).ok()
-        }
-        Op::Memo => {
-            let [first, second] = fetcher.fetch_twice(target).await;
-            let verdict = grade_memo(&first, &second);
-            memo_report(target, verdict, clock::now(), true).ok()
-        }
-    }
+async fn house_report(op: PaidOp, target: &TargetUrl, fetcher: &Fetcher) -> Option<UnsignedReport> {
+    let verdict = fetch_and_grade(fetcher, op, target, clock::now, true).await?;
+    Some(verdict.report)
 }
 
 fn build_fetcher(rule: AddressRule) -> Result<Fetcher, ExitCode> {
@@ -272,7 +263,7 @@ fn clock_out_of_range() -> ExitCode {
     ExitCode::from(EXIT_FAILED)
 }
 
-fn run_check(args: &TargetArgs, op: Op) -> ExitCode {
+fn run_check(args: &TargetArgs, op: PaidOp) -> ExitCode {
     let rule = match address_rule(args.allow_private) {
         Ok(rule) => rule,
         Err(code) => return code,
@@ -315,8 +306,8 @@ fn run_demo() -> ExitCode {
     let reports = current_thread_runtime().block_on(async {
         let url = demo::start_demo_seller().await.ok()?;
         let target = vet_target_url(&url, rule).ok()?;
-        let check = house_report(Op::Check, &target, &fetcher).await?;
-        let memo = house_report(Op::Memo, &target, &fetcher).await?;
+        let check = house_report(PaidOp::Check, &target, &fetcher).await?;
+        let memo = house_report(PaidOp::Memo, &target, &fetcher).await?;
         Some((url, check, memo))
     });
     let Some((url, check, memo)) = reports else {

@@ -9,6 +9,7 @@ use crate::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use crate::grade::check::{CheckFactors, CheckVerdict};
 use crate::grade::decided::DecidedBy;
 use crate::grade::memo::{MemoFactors, MemoVerdict};
+use crate::op::PaidOp;
 use crate::policy::TargetUrl;
 use crate::signing::{ReportSigner, SignatureEnvelope};
 
@@ -43,16 +44,6 @@ impl UtcMillis {
     }
 }
 
-/// Which op a report is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    /// Challenge payability: one fetch, six states.
-    Check,
-    /// Memo binding: two fetches, five states.
-    Memo,
-}
-
 /// The factors of either op.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
@@ -71,7 +62,7 @@ pub struct UnsignedReport {
     /// The criteria revision the verdict was graded under.
     pub criteria_revision: &'static str,
     /// "check" or "memo".
-    pub op: Op,
+    pub op: PaidOp,
     /// The called URL (WHATWG serialisation of the submitted URL).
     pub url: String,
     /// The state, one of the op's published states.
@@ -125,10 +116,10 @@ pub fn memo_report(
 
 /// The published verdict line of an op's state at a check end (UTC, milliseconds): one
 /// builder for the report and the ledger.
-pub fn verdict_line(op: Op, state: &str, checked_at: &str) -> String {
+pub fn verdict_line(op: PaidOp, state: &str, checked_at: &str) -> String {
     let title = match op {
-        Op::Check => "CHALLENGE PAYABILITY VERDICT",
-        Op::Memo => "MEMO BINDING VERDICT",
+        PaidOp::Check => "CHALLENGE PAYABILITY VERDICT",
+        PaidOp::Memo => "MEMO BINDING VERDICT",
     };
     format!("{title} \u{2014} state: {state} \u{2014} {checked_at}")
 }
@@ -145,8 +136,10 @@ fn assemble(
     let texts = published();
     let at = checked_at.to_rfc3339_millis().ok_or(ReportError::TimestampOutOfRange)?;
     let (op, honesty, retention) = match factors {
-        Factors::Check(_) => (Op::Check, &texts.honesty_line, &texts.retention),
-        Factors::Memo(_) => (Op::Memo, &texts.memo_op.boundary_statement, &texts.memo_op.custody),
+        Factors::Check(_) => (PaidOp::Check, &texts.honesty_line, &texts.retention),
+        Factors::Memo(_) => {
+            (PaidOp::Memo, &texts.memo_op.boundary_statement, &texts.memo_op.custody)
+        }
     };
     Ok(UnsignedReport {
         criteria: CRITERIA_ID,

@@ -16,3 +16,4 @@ pub mod settings;
 pub mod signing_key;
 pub mod startup;
 pub mod store;
+pub mod verdict;

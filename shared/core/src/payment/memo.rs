@@ -15,6 +15,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
+use crate::op::PaidOp;
 use crate::report::UtcMillis;
 
 /// How long a memo stays valid after it is issued: 10 minutes.
@@ -54,7 +55,7 @@ impl MemoKey {
     }
 
     /// A MAC keyed with this key, fed with the tag input for (route, expiry, nonce).
-    fn mac(&self, route: PaidRoute, expiry: [u8; 8], nonce: &[u8]) -> HmacSha256 {
+    fn mac(&self, route: PaidOp, expiry: [u8; 8], nonce: &[u8]) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes a key of any length");
         mac.update(TAG_DOMAIN);
         mac.update(route.as_str().as_bytes());
@@ -70,32 +71,8 @@ impl std::fmt::Debug for MemoKey {
     }
 }
 
-/// The paid route a memo was issued for; a memo of one route is never valid on the other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PaidRoute {
-    /// `POST /check`.
-    Check,
-    /// `POST /memo`.
-    Memo,
-}
-
-impl PaidRoute {
-    /// The route's name inside the tag: `check` or `memo`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Check => "check",
-            Self::Memo => "memo",
-        }
-    }
-}
-
 /// Issues a memo for a route that expires at `expires_at`; the caller supplies a fresh nonce.
-pub fn issue_memo(
-    key: &MemoKey,
-    route: PaidRoute,
-    expires_at: UtcMillis,
-    nonce: [u8; 12],
-) -> String {
+pub fn issue_memo(key: &MemoKey, route: PaidOp, expires_at: UtcMillis, nonce: [u8; 12]) -> String {
     let expiry = expires_at.0.to_be_bytes();
     let tag = key.mac(route, expiry, &nonce).finalize().into_bytes();
     let mut body = [0u8; BODY_BYTES];
@@ -123,7 +100,7 @@ pub enum MemoCheck {
 ///
 /// The tag is compared in constant time and before the expiry is looked at, so a tampered
 /// memo is `Forged` whatever its expiry says.
-pub fn check_memo(key: &MemoKey, route: PaidRoute, memo: &str, now: UtcMillis) -> MemoCheck {
+pub fn check_memo(key: &MemoKey, route: PaidOp, memo: &str, now: UtcMillis) -> MemoCheck {
     if memo.len() != MEMO_CHARS {
         return MemoCheck::Forged;
     }
@@ -156,7 +133,7 @@ mod tests {
         MemoKey::derive(&[7u8; 32])
     }
 
-    fn issued(route: PaidRoute) -> String {
+    fn issued(route: PaidOp) -> String {
         issue_memo(&key(), route, UtcMillis(NOW.0 + MEMO_LIFETIME_MS), [0xA5; 12])
     }
 
@@ -182,7 +159,7 @@ mod tests {
     fn memo_layout_is_prefix_expiry_nonce_and_truncated_hmac() {
         let expires_at = UtcMillis(0x0102_0304_0506_0708);
         let nonce: [u8; 12] = core::array::from_fn(|i| i as u8 + 0x10);
-        let memo = issue_memo(&key(), PaidRoute::Memo, expires_at, nonce);
+        let memo = issue_memo(&key(), PaidOp::Memo, expires_at, nonce);
         let body = URL_SAFE_NO_PAD.decode(memo.strip_prefix("pvm_").unwrap()).unwrap();
         assert_eq!(body.len(), 36);
         assert_eq!(&body[..8], &[1, 2, 3, 4, 5, 6, 7, 8]);
@@ -198,7 +175,7 @@ mod tests {
     fn memo_is_prefixed_opaque_and_under_256_bytes() {
         let expiries = [i64::MIN, -1, 0, 1, NOW.0, i64::MAX];
         let nonces = [[0u8; 12], [0xFF; 12], [0xFB; 12], [0x3E; 12], [0x3F; 12]];
-        for route in [PaidRoute::Check, PaidRoute::Memo] {
+        for route in [PaidOp::Check, PaidOp::Memo] {
             for expiry in expiries {
                 for nonce in nonces {
                     let memo = issue_memo(&key(), route, UtcMillis(expiry), nonce);
@@ -213,66 +190,66 @@ mod tests {
 
     #[test]
     fn memo_check_vectors() {
-        let check = issued(PaidRoute::Check);
-        let memo = issued(PaidRoute::Memo);
+        let check = issued(PaidOp::Check);
+        let memo = issued(PaidOp::Memo);
         let expiry = UtcMillis(NOW.0 + MEMO_LIFETIME_MS);
-        let vectors: Vec<(&str, PaidRoute, String, UtcMillis, MemoCheck)> = vec![
-            ("fresh check memo", PaidRoute::Check, check.clone(), NOW, MemoCheck::Valid),
-            ("fresh memo memo", PaidRoute::Memo, memo.clone(), NOW, MemoCheck::Valid),
+        let vectors: Vec<(&str, PaidOp, String, UtcMillis, MemoCheck)> = vec![
+            ("fresh check memo", PaidOp::Check, check.clone(), NOW, MemoCheck::Valid),
+            ("fresh memo memo", PaidOp::Memo, memo.clone(), NOW, MemoCheck::Valid),
             (
                 "one ms before expiry",
-                PaidRoute::Check,
+                PaidOp::Check,
                 check.clone(),
                 UtcMillis(expiry.0 - 1),
                 MemoCheck::Valid,
             ),
-            ("at expiry", PaidRoute::Check, check.clone(), expiry, MemoCheck::Expired),
+            ("at expiry", PaidOp::Check, check.clone(), expiry, MemoCheck::Expired),
             (
                 "long after expiry",
-                PaidRoute::Check,
+                PaidOp::Check,
                 check.clone(),
                 UtcMillis(i64::MAX),
                 MemoCheck::Expired,
             ),
             (
                 "other route (check memo on /memo)",
-                PaidRoute::Memo,
+                PaidOp::Memo,
                 check.clone(),
                 NOW,
                 MemoCheck::Forged,
             ),
             (
                 "other route (memo memo on /check)",
-                PaidRoute::Check,
+                PaidOp::Check,
                 memo.clone(),
                 NOW,
                 MemoCheck::Forged,
             ),
-            ("empty", PaidRoute::Check, String::new(), NOW, MemoCheck::Forged),
-            ("prefix only", PaidRoute::Check, "pvm_".to_owned(), NOW, MemoCheck::Forged),
+            ("empty", PaidOp::Check, String::new(), NOW, MemoCheck::Forged),
+            ("prefix only", PaidOp::Check, "pvm_".to_owned(), NOW, MemoCheck::Forged),
             (
                 "wrong prefix",
-                PaidRoute::Check,
+                PaidOp::Check,
                 check.replacen("pvm_", "pvx_", 1),
                 NOW,
                 MemoCheck::Forged,
             ),
-            ("padded", PaidRoute::Check, format!("{check}="), NOW, MemoCheck::Forged),
-            ("truncated", PaidRoute::Check, check[..51].to_owned(), NOW, MemoCheck::Forged),
+            ("padded", PaidOp::Check, format!("{check}="), NOW, MemoCheck::Forged),
+            ("truncated", PaidOp::Check, check[..51].to_owned(), NOW, MemoCheck::Forged),
             (
                 "standard alphabet char",
-                PaidRoute::Check,
+                PaidOp::Check,
                 format!("{}+", &check[..51]),
                 NOW,
                 MemoCheck::Forged,
             ),
-            ("non-ascii", PaidRoute::Check, format!("{}é", &check[..50]), NOW, MemoCheck::Forged),
-            ("expiry tampered", PaidRoute::Check, tampered(&check, 6), NOW, MemoCheck::Forged),
-            ("nonce tampered", PaidRoute::Check, tampered(&check, 20), NOW, MemoCheck::Forged),
-            ("tag tampered", PaidRoute::Check, tampered(&check, 51), NOW, MemoCheck::Forged),
+            ("non-ascii", PaidOp::Check, format!("{}é", &check[..50]), NOW, MemoCheck::Forged),
+            ("expiry tampered", PaidOp::Check, tampered(&check, 6), NOW, MemoCheck::Forged),
+            ("nonce tampered", PaidOp::Check, tampered(&check, 20), NOW, MemoCheck::Forged),
+            ("tag tampered", PaidOp::Check, tampered(&check, 51), NOW, MemoCheck::Forged),
             (
                 "tampered and expired",
-                PaidRoute::Check,
+                PaidOp::Check,
                 tampered(&check, 51),
                 UtcMillis(i64::MAX),
                 MemoCheck::Forged,
@@ -286,23 +263,23 @@ mod tests {
     #[test]
     fn memo_of_another_key_is_forged() {
         let other = MemoKey::derive(&[8u8; 32]);
-        let memo = issue_memo(&other, PaidRoute::Check, UtcMillis(NOW.0 + 1), [1; 12]);
-        assert_eq!(check_memo(&other, PaidRoute::Check, &memo, NOW), MemoCheck::Valid);
-        assert_eq!(check_memo(&key(), PaidRoute::Check, &memo, NOW), MemoCheck::Forged);
+        let memo = issue_memo(&other, PaidOp::Check, UtcMillis(NOW.0 + 1), [1; 12]);
+        assert_eq!(check_memo(&other, PaidOp::Check, &memo, NOW), MemoCheck::Valid);
+        assert_eq!(check_memo(&key(), PaidOp::Check, &memo, NOW), MemoCheck::Forged);
     }
 
     #[test]
     fn memos_with_different_nonces_differ() {
         let expiry = UtcMillis(NOW.0 + MEMO_LIFETIME_MS);
-        let a = issue_memo(&key(), PaidRoute::Check, expiry, [1; 12]);
-        let b = issue_memo(&key(), PaidRoute::Check, expiry, [2; 12]);
+        let a = issue_memo(&key(), PaidOp::Check, expiry, [1; 12]);
+        let b = issue_memo(&key(), PaidOp::Check, expiry, [2; 12]);
         assert_ne!(a, b);
-        assert_eq!(a, issue_memo(&key(), PaidRoute::Check, expiry, [1; 12]));
+        assert_eq!(a, issue_memo(&key(), PaidOp::Check, expiry, [1; 12]));
     }
 
     #[test]
     fn route_names_are_check_and_memo() {
-        assert_eq!(PaidRoute::Check.as_str(), "check");
-        assert_eq!(PaidRoute::Memo.as_str(), "memo");
+        assert_eq!(PaidOp::Check.as_str(), "check");
+        assert_eq!(PaidOp::Memo.as_str(), "memo");
     }
 }

@@ -17,7 +17,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use tokio::time::Instant;
 
 use crate::fetch::FETCH_DEADLINE;
@@ -42,18 +42,18 @@ const _: () = assert!(
 );
 
 /// A paid route's deadline, from the request's start.
-pub const fn paid_deadline(route: PaidRoute) -> Duration {
+pub const fn paid_deadline(route: PaidOp) -> Duration {
     match route {
-        PaidRoute::Check => Duration::from_secs(26),
-        PaidRoute::Memo => Duration::from_secs(26),
+        PaidOp::Check => Duration::from_secs(26),
+        PaidOp::Memo => Duration::from_secs(26),
     }
 }
 
 /// The longest a route's fetches take (memo fetches twice, one after the other).
-pub const fn fetch_bound(route: PaidRoute) -> Duration {
+pub const fn fetch_bound(route: PaidOp) -> Duration {
     match route {
-        PaidRoute::Check => FETCH_DEADLINE,
-        PaidRoute::Memo => Duration::from_millis(2 * FETCH_DEADLINE.as_millis() as u64),
+        PaidOp::Check => FETCH_DEADLINE,
+        PaidOp::Memo => Duration::from_millis(2 * FETCH_DEADLINE.as_millis() as u64),
     }
 }
 
@@ -61,12 +61,12 @@ pub const fn fetch_bound(route: PaidRoute) -> Duration {
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     deadline: Instant,
-    route: PaidRoute,
+    route: PaidOp,
 }
 
 impl Budget {
     /// The budget of a paid request starting now.
-    pub fn start(route: PaidRoute) -> Self {
+    pub fn start(route: PaidOp) -> Self {
         Self { deadline: Instant::now() + paid_deadline(route), route }
     }
 

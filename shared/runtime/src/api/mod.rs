@@ -19,7 +19,7 @@ use std::net::IpAddr;
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::report::UtcMillis;
 
 pub use respond::{ApiResponse, Telemetry, Tripwires};
@@ -195,10 +195,10 @@ impl Route {
     }
 
     /// The op a paid route sells; None for the free routes.
-    pub fn paid(self) -> Option<PaidRoute> {
+    pub fn paid(self) -> Option<PaidOp> {
         match self {
-            Self::Check => Some(PaidRoute::Check),
-            Self::Memo => Some(PaidRoute::Memo),
+            Self::Check => Some(PaidOp::Check),
+            Self::Memo => Some(PaidOp::Memo),
             _ => None,
         }
     }
@@ -241,8 +241,8 @@ impl<S: Stores> Service<S> {
         match route {
             Route::Metrics => self.metrics().await,
             Route::Precheck => self.precheck(request).await,
-            Route::Check => self.paid(PaidRoute::Check, request).await,
-            Route::Memo => self.paid(PaidRoute::Memo, request).await,
+            Route::Check => self.paid(PaidOp::Check, request).await,
+            Route::Memo => self.paid(PaidOp::Memo, request).await,
             Route::Criteria
             | Route::OpenApi
             | Route::WellKnownX402

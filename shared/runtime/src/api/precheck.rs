@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use http::StatusCode;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::payment::x402::{V1_PAYMENT_HEADER, V2_PAYMENT_HEADER};
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
@@ -57,8 +57,8 @@ impl<S: Stores> Service<S> {
             Err(response) => return response,
         };
         let route = match body.op.as_deref() {
-            None | Some("check") => PaidRoute::Check,
-            Some("memo") => PaidRoute::Memo,
+            None | Some("check") => PaidOp::Check,
+            Some("memo") => PaidOp::Memo,
             Some(_) => {
                 return error(ApiError::OpUnknown);
             }
@@ -107,8 +107,8 @@ impl<S: Stores> Service<S> {
         let vetted = vet_target_url(&body.url, self.config.address_rule);
         let texts = published();
         let (honesty, retention) = match route {
-            PaidRoute::Check => (texts.honesty_line.as_str(), texts.retention.as_str()),
-            PaidRoute::Memo => {
+            PaidOp::Check => (texts.honesty_line.as_str(), texts.retention.as_str()),
+            PaidOp::Memo => {
                 (texts.memo_op.boundary_statement.as_str(), texts.memo_op.custody.as_str())
             }
         };

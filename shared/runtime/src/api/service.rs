@@ -6,7 +6,8 @@ use std::time::Duration;
 use payability_core::challenge::{
     ChallengeNotes, ChallengeTerms, OwnChallenge, own_challenge_with,
 };
-use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, PaidRoute, issue_memo};
+use payability_core::op::PaidOp;
+use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, issue_memo};
 use payability_core::payment::solana::{Base58Id, associated_token_account};
 use payability_core::report::UtcMillis;
 use payability_core::signing::ReportSigner;
@@ -61,7 +62,7 @@ impl std::error::Error for ServiceError {}
 /// What a paid route offers one request: the route, its `resource` URL (the request's public
 /// URL) and the fee payer.
 pub(super) struct Offer<'a> {
-    pub(super) route: PaidRoute,
+    pub(super) route: PaidOp,
     pub(super) resource_url: &'a str,
     pub(super) fee_payer: &'a str,
     /// How the request names the endpoint (GET `?url=` or POST body): the 402 describes
@@ -163,7 +164,7 @@ impl<S: Stores> Service<S> {
     /// The public URL of a paid route (`resource` in the challenge a pre-check answers).
     pub(super) fn route_url(
         &self,
-        route: PaidRoute,
+        route: PaidOp,
         request: &ApiRequest,
     ) -> Result<String, ApiResponse> {
         Ok(format!("{}/{}", self.base_url(request)?, route.as_str()))
@@ -222,8 +223,8 @@ impl<S: Stores> Service<S> {
         ChallengeTerms {
             resource_url: offer.resource_url,
             description: match offer.route {
-                PaidRoute::Check => "One signed challenge payability verdict (payability/v1 check)",
-                PaidRoute::Memo => "One signed memo-binding verdict (payability/v1 memo)",
+                PaidOp::Check => "One signed challenge payability verdict (payability/v1 check)",
+                PaidOp::Memo => "One signed memo-binding verdict (payability/v1 memo)",
             },
             pay_to: self.config.operator_wallet.as_str(),
             fee_payer: offer.fee_payer,

@@ -1,5 +1,6 @@
 //! What several capabilities share: the closed-form error, the UTC day, base58 ids, paid ops.
 
+pub use payability_core::op::PaidOp;
 pub use payability_core::payment::solana::Base58Id;
 pub use payability_core::report::UtcMillis;
 
@@ -59,24 +60,5 @@ impl UtcDay {
     /// The day `days` later (earlier when negative).
     pub fn shifted(&self, days: i64) -> Option<Self> {
         Self::of(UtcMillis(self.midnight()?.0.checked_add(days.checked_mul(DAY_MS)?)?))
-    }
-}
-
-/// The paid ops.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PaidOp {
-    /// `POST /check`.
-    Check,
-    /// `POST /memo`.
-    Memo,
-}
-
-impl PaidOp {
-    /// The op's name as stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Check => "check",
-            Self::Memo => "memo",
-        }
     }
 }

@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use payability_core::grade::{CheckState, MemoState};
-use payability_core::report::{Op, verdict_line};
+use payability_core::report::verdict_line;
 
 use super::common::{Base58Id, PaidOp, StoreError, UtcMillis};
 use super::fx::CadRate;
@@ -226,11 +226,7 @@ impl LedgerEntry {
     /// The published verdict line, derived from the op, the state and the time (core's
     /// builder, the one the report uses).
     pub fn verdict_line(&self) -> Option<String> {
-        let op = match self.verdict.op() {
-            PaidOp::Check => Op::Check,
-            PaidOp::Memo => Op::Memo,
-        };
-        Some(verdict_line(op, self.verdict.state(), &self.at.to_rfc3339_millis()?))
+        Some(verdict_line(self.verdict.op(), self.verdict.state(), &self.at.to_rfc3339_millis()?))
     }
 }
 

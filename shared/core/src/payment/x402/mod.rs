@@ -21,9 +21,10 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::memo::{MemoCheck, MemoKey, PaidRoute, check_memo};
+use super::memo::{MemoCheck, MemoKey, check_memo};
 pub use super::transaction::MAX_TRANSACTION_BYTES;
 use super::transaction::PaymentTransaction;
+use crate::op::PaidOp;
 use crate::report::UtcMillis;
 pub use version::{
     NETWORK_V1, NETWORK_V2, V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER,
@@ -245,7 +246,7 @@ pub fn check_v2_accepted(
     accepted: &Value,
     issued: &RequirementsV2,
     memo_key: &MemoKey,
-    route: PaidRoute,
+    route: PaidOp,
     now: UtcMillis,
 ) -> Result<RequirementsV2, PaymentRefusal> {
     let Some(fields) = accepted.as_object() else {
@@ -297,7 +298,7 @@ mod tests {
         MemoKey::derive(&[3; 32])
     }
 
-    fn memo_for(route: PaidRoute, expires_at: i64) -> String {
+    fn memo_for(route: PaidOp, expires_at: i64) -> String {
         issue_memo(&key(), route, UtcMillis(expires_at), [9; 12])
     }
 
@@ -373,7 +374,7 @@ mod tests {
         assert_eq!(v1.transaction, parsed_transaction());
         assert_eq!(v1.accepted, None);
 
-        let accepted = json!(issued(&memo_for(PaidRoute::Check, NOW.0 + 1)));
+        let accepted = json!(issued(&memo_for(PaidOp::Check, NOW.0 + 1)));
         let v2 =
             decode_payment_header(X402Version::V2, &encode(&v2_payload(accepted.clone()))).unwrap();
         assert_eq!(v2.version, X402Version::V2);
@@ -639,14 +640,14 @@ mod tests {
 
     #[test]
     fn accepted_equal_to_issued_with_our_memo_passes() {
-        let memo = memo_for(PaidRoute::Check, NOW.0 + MEMO_LIFETIME_MS);
+        let memo = memo_for(PaidOp::Check, NOW.0 + MEMO_LIFETIME_MS);
         // The memo we issue in the challenge and the one echoed are the same memo, but the
         // check does not need `issued` to carry it.
         for issued_memo in [memo.as_str(), "pvm_another", ""] {
             let ours = issued(issued_memo);
             let accepted = with(&json!(ours), "/extra/memo", Some(json!(memo)));
             assert_eq!(
-                check_v2_accepted(&accepted, &ours, &key(), PaidRoute::Check, NOW),
+                check_v2_accepted(&accepted, &ours, &key(), PaidOp::Check, NOW),
                 Ok(issued(&memo))
             );
         }
@@ -657,12 +658,12 @@ mod tests {
                 r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"10000","network":"{NETWORK_V2}","scheme":"exact"}}"#
             ))
             .unwrap();
-        assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidRoute::Check, NOW), Ok(ours));
+        assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidOp::Check, NOW), Ok(ours));
     }
 
     #[test]
     fn accepted_refusal_vectors() {
-        let memo = memo_for(PaidRoute::Check, NOW.0 + MEMO_LIFETIME_MS);
+        let memo = memo_for(PaidOp::Check, NOW.0 + MEMO_LIFETIME_MS);
         let ours = issued(&memo);
         let good = json!(ours);
         let cases: Vec<(&str, Value, PaymentRefusal)> = vec![
@@ -722,12 +723,12 @@ mod tests {
             ),
             (
                 "memo expired",
-                with(&good, "/extra/memo", Some(json!(memo_for(PaidRoute::Check, NOW.0)))),
+                with(&good, "/extra/memo", Some(json!(memo_for(PaidOp::Check, NOW.0)))),
                 PaymentRefusal::MemoExpired,
             ),
             (
                 "memo of /memo on /check",
-                with(&good, "/extra/memo", Some(json!(memo_for(PaidRoute::Memo, NOW.0 + 1)))),
+                with(&good, "/extra/memo", Some(json!(memo_for(PaidOp::Memo, NOW.0 + 1)))),
                 PaymentRefusal::MemoForged,
             ),
             (
@@ -742,7 +743,7 @@ mod tests {
                     "/extra/memo",
                     Some(json!(issue_memo(
                         &MemoKey::derive(&[4; 32]),
-                        PaidRoute::Check,
+                        PaidOp::Check,
                         UtcMillis(NOW.0 + 1),
                         [9; 12]
                     ))),
@@ -792,7 +793,7 @@ mod tests {
         ];
         for (name, accepted, want) in cases {
             assert_eq!(
-                check_v2_accepted(&accepted, &ours, &key(), PaidRoute::Check, NOW),
+                check_v2_accepted(&accepted, &ours, &key(), PaidOp::Check, NOW),
                 Err(want),
                 "{name}"
             );
@@ -801,7 +802,7 @@ mod tests {
         // is a wrong amount.
         let both = with(&with(&good, "/amount", Some(json!("1"))), "/extra/memo", Some(json!("x")));
         assert_eq!(
-            check_v2_accepted(&both, &ours, &key(), PaidRoute::Check, NOW),
+            check_v2_accepted(&both, &ours, &key(), PaidOp::Check, NOW),
             Err(PaymentRefusal::WrongAmount)
         );
     }

@@ -15,7 +15,7 @@ use http::Method;
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{grade_check, grade_memo};
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, vet_target_url};
 use payability_core::report::{UtcMillis, check_report, memo_report};
 use payability_core::signing::SIGNATURE_ALG;
@@ -63,15 +63,15 @@ pub struct RouteDescription {
 
 /// Built once: (check, memo) x (query, body).
 static DESCRIPTIONS: LazyLock<[[RouteDescription; 2]; 2]> = LazyLock::new(|| {
-    [PaidRoute::Check, PaidRoute::Memo]
+    [PaidOp::Check, PaidOp::Memo]
         .map(|route| [CallStyle::Query, CallStyle::Body].map(|style| describe(route, style)))
 });
 
 /// The description of a paid route for a call style.
-pub fn description(route: PaidRoute, style: CallStyle) -> &'static RouteDescription {
+pub fn description(route: PaidOp, style: CallStyle) -> &'static RouteDescription {
     let r = match route {
-        PaidRoute::Check => 0,
-        PaidRoute::Memo => 1,
+        PaidOp::Check => 0,
+        PaidOp::Memo => 1,
     };
     let s = match style {
         CallStyle::Query => 0,
@@ -80,7 +80,7 @@ pub fn description(route: PaidRoute, style: CallStyle) -> &'static RouteDescript
     &DESCRIPTIONS[r][s]
 }
 
-fn describe(route: PaidRoute, style: CallStyle) -> RouteDescription {
+fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
     let example = example_report(route);
     let request = compact_request();
     let (info_input, schema_input) = match style {
@@ -162,7 +162,7 @@ const EXAMPLE_CHECKED_AT: UtcMillis = UtcMillis(1_767_225_600_000);
 /// An example report of a paid route, graded by the core from the service's own challenge
 /// (POPULATED for check, BOUND for memo): real in every field but the three published
 /// sentences (abridged) and the signature (no key's).
-pub fn example_report(route: PaidRoute) -> Value {
+pub fn example_report(route: PaidOp) -> Value {
     let target = vet_target_url(EXAMPLE_URL, AddressRule::PublicOnly).expect("a public URL");
     let served = |memo: &str| {
         let challenge = own_challenge(&ChallengeTerms {
@@ -180,13 +180,13 @@ pub fn example_report(route: PaidRoute) -> Value {
         })
     };
     let report = match route {
-        PaidRoute::Check => check_report(
+        PaidOp::Check => check_report(
             &target,
             grade_check(target.as_str(), &served("pvm_example_1")),
             EXAMPLE_CHECKED_AT,
             false,
         ),
-        PaidRoute::Memo => memo_report(
+        PaidOp::Memo => memo_report(
             &target,
             grade_memo(&served("pvm_example_1"), &served("pvm_example_2")),
             EXAMPLE_CHECKED_AT,
@@ -198,8 +198,8 @@ pub fn example_report(route: PaidRoute) -> Value {
     // Compact: the three published sentences (hundreds of bytes each, the same in every
     // report of the op) are named, not repeated; a real report carries them in full.
     let (honesty, retention) = match route {
-        PaidRoute::Check => ("honesty_line", "retention"),
-        PaidRoute::Memo => ("memo_op.boundary_statement", "memo_op.custody"),
+        PaidOp::Check => ("honesty_line", "retention"),
+        PaidOp::Memo => ("memo_op.boundary_statement", "memo_op.custody"),
     };
     report["disclosure"] = json!("(abridged) the criteria's disclosure_sentence, verbatim");
     report["honesty"] = json!(format!("(abridged) the criteria's {honesty}, verbatim"));

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use http::Method;
 use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256, CRITERIA_ID, CRITERIA_REVISION};
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::payment::x402::{
     V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER, V2_RESPONSE_HEADER,
 };
@@ -249,7 +249,7 @@ fn document_response(description: &str, schema: Value) -> Value {
 }
 
 /// The 200 of a paid route: the signed report and the settlement header.
-fn report_response(route: PaidRoute) -> Value {
+fn report_response(route: PaidOp) -> Value {
     let settlement = json!({
         "description": "the settlement answer, base64 JSON {success, transaction, network, ...}",
         "schema": {"type": "string"},

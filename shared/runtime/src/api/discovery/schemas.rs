@@ -7,7 +7,7 @@
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::grade::check::NotA402Reason;
 use payability_core::grade::memo::{CompletionReason, FormatClass, FreshnessClass};
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::policy::PolicyRefusal;
 use payability_core::signing::SIGNATURE_ALG;
 use serde::Serialize;
@@ -74,26 +74,26 @@ fn format_classes() -> Vec<Value> {
 }
 
 /// The published states of an op, as the criteria text lists them.
-pub(super) fn states(route: PaidRoute) -> Vec<Value> {
+pub(super) fn states(route: PaidOp) -> Vec<Value> {
     let texts = published();
     let states = match route {
-        PaidRoute::Check => &texts.states,
-        PaidRoute::Memo => &texts.memo_op.states,
+        PaidOp::Check => &texts.states,
+        PaidOp::Memo => &texts.memo_op.states,
     };
     states.iter().map(|s| json!(s)).collect()
 }
 
 /// The report's op name.
-pub(super) fn op_name(route: PaidRoute) -> &'static str {
+pub(super) fn op_name(route: PaidOp) -> &'static str {
     route.as_str()
 }
 
 /// The published honesty and retention lines of an op.
-pub(super) fn op_lines(route: PaidRoute) -> (&'static str, &'static str) {
+pub(super) fn op_lines(route: PaidOp) -> (&'static str, &'static str) {
     let texts = published();
     match route {
-        PaidRoute::Check => (&texts.honesty_line, &texts.retention),
-        PaidRoute::Memo => (&texts.memo_op.boundary_statement, &texts.memo_op.custody),
+        PaidOp::Check => (&texts.honesty_line, &texts.retention),
+        PaidOp::Memo => (&texts.memo_op.boundary_statement, &texts.memo_op.custody),
     }
 }
 
@@ -320,12 +320,12 @@ fn factor_names() -> Vec<Value> {
 
 /// What decided a report's state (interpretation `decided_by`): the step of the op's state
 /// rule and the factors, by name and printed value, that met its conditions.
-fn decided_by(route: PaidRoute) -> Value {
+fn decided_by(route: PaidOp) -> Value {
     let name = ("factor", json!({"type": "string", "enum": factor_names()}));
     let value = ("value", json!({"type": ["boolean", "integer", "null"]}));
     let (last_step, factor) = match route {
-        PaidRoute::Check => (6, object(vec![name, value], &[])),
-        PaidRoute::Memo => {
+        PaidOp::Check => (6, object(vec![name, value], &[])),
+        PaidOp::Memo => {
             let fetch = (
                 "fetch",
                 json!({"type": "integer", "enum": [1, 2], "description": "the fetch a per-fetch factor belongs to"}),
@@ -343,12 +343,12 @@ fn decided_by(route: PaidRoute) -> Value {
 }
 
 /// The signed report of a paid route.
-fn report(route: PaidRoute) -> Value {
+fn report(route: PaidOp) -> Value {
     let texts = published();
     let (honesty, retention) = op_lines(route);
     let factors = match route {
-        PaidRoute::Check => "CheckFactors",
-        PaidRoute::Memo => "MemoFactors",
+        PaidOp::Check => "CheckFactors",
+        PaidOp::Memo => "MemoFactors",
     };
     object(
         vec![
@@ -430,8 +430,8 @@ pub(super) fn components() -> Map<String, Value> {
         ("PaidRequest", paid_request()),
         ("PrecheckRequest", precheck_request()),
         ("PrecheckAnswer", precheck_answer()),
-        ("CheckReport", report(PaidRoute::Check)),
-        ("MemoReport", report(PaidRoute::Memo)),
+        ("CheckReport", report(PaidOp::Check)),
+        ("MemoReport", report(PaidOp::Memo)),
         ("CheckFactors", check_factors()),
         ("MemoFactors", memo_factors()),
         ("FetchFactors", fetch_factors()),
@@ -445,10 +445,10 @@ pub(super) fn components() -> Map<String, Value> {
 }
 
 /// The name of a paid route's report schema.
-pub(super) fn report_schema_name(route: PaidRoute) -> &'static str {
+pub(super) fn report_schema_name(route: PaidOp) -> &'static str {
     match route {
-        PaidRoute::Check => "CheckReport",
-        PaidRoute::Memo => "MemoReport",
+        PaidOp::Check => "CheckReport",
+        PaidOp::Memo => "MemoReport",
     }
 }
 
@@ -456,7 +456,7 @@ pub(super) fn report_schema_name(route: PaidRoute) -> &'static str {
 /// op, its states and the verdict line, with a pointer to the full schema and example in
 /// OpenAPI (the description rides in every paid retry's `PAYMENT-SIGNATURE`: kept small). No
 /// `$ref`, no `format`: facilitators compile it as it stands.
-pub(super) fn abridged_report(route: PaidRoute) -> Value {
+pub(super) fn abridged_report(route: PaidOp) -> Value {
     let mut schema = object(
         vec![
             ("op", json!({"type": "string", "const": op_name(route)})),

@@ -6,13 +6,10 @@
 //! records them as pending.
 
 use http::StatusCode;
-use payability_core::capture::FetchOutcome;
 use payability_core::challenge::PRICE_USDC_UNITS;
-use payability_core::grade::{grade_check, grade_memo};
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 use payability_core::policy::TargetUrl;
-use payability_core::report::{UnsignedReport, UtcMillis, check_report, memo_report};
 
 use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
 use super::super::errors::ApiError;
@@ -21,6 +18,7 @@ use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
 use super::Payment;
 use crate::payment::solana_rpc::transaction_fee;
 use crate::store::*;
+use crate::verdict::{Fetched, Verdict, fetch_and_grade, graded};
 
 /// A settled payment whose verdict is owed.
 pub(in crate::api) struct Delivery {
@@ -67,21 +65,6 @@ impl Delivery {
     }
 }
 
-/// What the target answered, in memory only until graded (never logged, never stored).
-pub(in crate::api) enum Fetched {
-    /// The check's one fetch.
-    Check(FetchOutcome),
-    /// The memo check's two fetches, back to back.
-    Memo([FetchOutcome; 2]),
-}
-
-/// A graded verdict: the unsigned report, its time and what the ledger records of it.
-pub(in crate::api) struct Verdict {
-    report: UnsignedReport,
-    at: UtcMillis,
-    recorded: LedgerVerdict,
-}
-
 impl<S: Stores> Service<S> {
     /// Grades `early` (fetched alongside the settlement) or fetches and grades now (the fee
     /// and rate lookups alongside), records and answers 200.
@@ -107,7 +90,7 @@ impl<S: Stores> Service<S> {
         };
         let verdict = async {
             match early {
-                Some(fetched) => self.graded(target, fetched, false),
+                Some(fetched) => graded(target, fetched, (self.clock)(), false),
                 None => self.verdict(offer.route, target, false).await,
             }
         };
@@ -160,7 +143,7 @@ impl<S: Stores> Service<S> {
     /// A house check: no payment; the report and the ledger say `house: true`.
     pub(super) async fn deliver_house(
         &self,
-        route: PaidRoute,
+        route: PaidOp,
         target: &TargetUrl,
         today: UtcDay,
     ) -> ApiResponse {
@@ -195,41 +178,13 @@ impl<S: Stores> Service<S> {
 
     /// Fetches the target (once, or twice for memo), grades, and assembles the unsigned
     /// report; None only when the clock is outside the years a report can carry.
-    async fn verdict(&self, route: PaidRoute, target: &TargetUrl, house: bool) -> Option<Verdict> {
-        let fetched = self.fetch(route, target).await;
-        self.graded(target, fetched, house)
+    async fn verdict(&self, op: PaidOp, target: &TargetUrl, house: bool) -> Option<Verdict> {
+        fetch_and_grade(&self.fetcher, op, target, self.clock, house).await
     }
 
     /// Fetches the target: once for check, twice back to back for memo.
-    pub(super) async fn fetch(&self, route: PaidRoute, target: &TargetUrl) -> Fetched {
-        match route {
-            PaidRoute::Check => Fetched::Check(self.fetcher.fetch(target).await),
-            PaidRoute::Memo => Fetched::Memo(self.fetcher.fetch_twice(target).await),
-        }
-    }
-
-    /// Grades what was fetched and assembles the unsigned report at the current time; None
-    /// only when the clock is outside the years a report can carry.
-    fn graded(&self, target: &TargetUrl, fetched: Fetched, house: bool) -> Option<Verdict> {
-        match fetched {
-            Fetched::Check(outcome) => {
-                let graded = grade_check(target.as_str(), &outcome);
-                let recorded = LedgerVerdict::Check {
-                    state: graded.state,
-                    description_overlong: graded.factors.description_overlong,
-                };
-                let at = (self.clock)();
-                let report = check_report(target, graded, at, house).ok()?;
-                Some(Verdict { report, at, recorded })
-            }
-            Fetched::Memo([first, second]) => {
-                let graded = grade_memo(&first, &second);
-                let recorded = LedgerVerdict::Memo { state: graded.state };
-                let at = (self.clock)();
-                let report = memo_report(target, graded, at, house).ok()?;
-                Some(Verdict { report, at, recorded })
-            }
-        }
+    pub(super) async fn fetch(&self, op: PaidOp, target: &TargetUrl) -> Fetched {
+        Fetched::fetch(&self.fetcher, op, target).await
     }
 
     /// The Solana fee of a settlement, when an RPC is configured and answers in time.

@@ -11,23 +11,24 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use payability_core::payment::memo::PaidRoute;
+use payability_core::op::PaidOp;
 use payability_core::policy::TargetUrl;
 use payability_core::report::UtcMillis;
 
 use super::super::budget::{Budget, EARLY_FETCH_LEASE, EARLY_FETCH_LEASE_BOUND};
 use super::super::service::{Service, Stores};
 use super::Payment;
-use super::delivery::{Delivery, Fetched};
+use super::delivery::Delivery;
 use crate::api::respond::ApiResponse;
 use crate::store::Base58Id;
+use crate::verdict::Fetched;
 
 impl<S: Stores> Service<S> {
     /// `/settle` (see [`Service::settle`]) with the fetch alongside when the payer's lease is
     /// free; the capture is returned only with a settled payment.
     pub(super) async fn settle_and_fetch(
         &self,
-        route: PaidRoute,
+        route: PaidOp,
         target: &TargetUrl,
         payment: &Payment,
         payer: Option<Base58Id>,

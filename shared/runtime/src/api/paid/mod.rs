@@ -12,7 +12,6 @@ mod settlement;
 
 use http::StatusCode;
 use payability_core::challenge::{requirements_v1, requirements_v2};
-use payability_core::payment::memo::PaidRoute;
 use payability_core::payment::x402::{
     DecodedPayment, PaymentRefusal, Requirements, SettlementResponse, X402Version,
     check_v2_accepted, decode_payment_header,
@@ -73,14 +72,6 @@ fn submitted_url(request: &super::ApiRequest) -> Result<Option<String>, ApiRespo
         .map(|(_, value)| value.into_owned()))
 }
 
-/// The op a route sells, as the store names it.
-fn paid_op(route: PaidRoute) -> PaidOp {
-    match route {
-        PaidRoute::Check => PaidOp::Check,
-        PaidRoute::Memo => PaidOp::Memo,
-    }
-}
-
 impl ApiResponse {
     /// Adds the settlement answer of a payment that did not (or not knowingly) settle:
     /// `{success: false, errorReason, transaction: "", network}`, base64, in the header of
@@ -113,7 +104,7 @@ impl<S: Stores> Service<S> {
     }
 
     /// `GET` and `POST` `/check` and `/memo`.
-    pub(super) async fn paid(&self, route: PaidRoute, request: &super::ApiRequest) -> ApiResponse {
+    pub(super) async fn paid(&self, route: PaidOp, request: &super::ApiRequest) -> ApiResponse {
         let budget = Budget::start(route);
         match self.paid_flow(route, request, &budget).await {
             Ok(response) | Err(response) => response,
@@ -123,7 +114,7 @@ impl<S: Stores> Service<S> {
     /// The state machine of the module documentation, one state per line.
     async fn paid_flow(
         &self,
-        route: PaidRoute,
+        route: PaidOp,
         request: &super::ApiRequest,
         budget: &Budget,
     ) -> Result<ApiResponse, ApiResponse> {
@@ -207,7 +198,7 @@ impl<S: Stores> Service<S> {
             }
         };
         let id = PaymentId(decoded.transaction.identity());
-        Ok(Some(Payment { decoded, requirements, id, op: paid_op(offer.route) }))
+        Ok(Some(Payment { decoded, requirements, id, op: offer.route }))
     }
 
     /// Claims a verified payment (marker `verified`) for its op and called URL, with its
