@@ -1,11 +1,13 @@
-//! `decode_payment_header` (v1 `X-PAYMENT`, v2 `PAYMENT-SIGNATURE`) on arbitrary bytes: closed-form refusals; a decoded payment carries the version it came in,
+//! `decode_payment_header` (v1 `X-PAYMENT`, v2 `PAYMENT-SIGNATURE`) on arbitrary bytes:
+//! closed-form refusals; a decoded payment carries the version it came in,
 //! its transaction re-parses from its own bytes to the same identity (the SHA-256 of its
 //! message), and re-encoding the decoded payload as standard base64 JSON decodes to an equal
 //! payment; a v2 `accepted` is matched to our requirements only when it echoes them with a
 //! valid memo of that route.
 //!
-//! Frame: a version selector u8 (even: 1, odd: 2; multiples of 7 once named other versions,
-//! which the version type cannot express: those inputs end there), then the raw header value.
+//! Frame: a version selector u8 (even: 1, odd: 2; the multiples of 7 that once named other
+//! versions, which the version type cannot express, follow the same rule), then the raw
+//! header value.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -26,22 +28,14 @@ use crate::frame::Frame;
 /// The selector and one byte over the header cap.
 pub const MAX_LEN: usize = 1 + MAX_PAYMENT_HEADER_BYTES + 1;
 
-/// The version a selector byte names, if any.
-pub fn version_of(selector: u8) -> Option<X402Version> {
-    if selector.is_multiple_of(7) {
-        None
-    } else if selector.is_multiple_of(2) {
-        Some(X402Version::V1)
-    } else {
-        Some(X402Version::V2)
-    }
+/// The version a selector byte names.
+pub fn version_of(selector: u8) -> X402Version {
+    if selector.is_multiple_of(2) { X402Version::V1 } else { X402Version::V2 }
 }
 
 pub fn run(data: &[u8]) {
     let mut frame = Frame::new(data);
-    let Some(version) = version_of(frame.u8()) else {
-        return;
-    };
+    let version = version_of(frame.u8());
     let raw = frame.rest();
     let decoded = decode_payment_header(version, raw);
     if raw.len() > MAX_PAYMENT_HEADER_BYTES {

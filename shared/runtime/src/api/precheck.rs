@@ -56,12 +56,10 @@ impl<S: Stores> Service<S> {
             Ok(body) => body,
             Err(response) => return response,
         };
-        let route = match body.op.as_deref() {
-            None | Some("check") => PaidOp::Check,
-            Some("memo") => PaidOp::Memo,
-            Some(_) => {
-                return error(ApiError::OpUnknown);
-            }
+        let route = match body.op.as_deref().map(PaidOp::parse) {
+            None => PaidOp::Check,
+            Some(Some(op)) => op,
+            Some(None) => return error(ApiError::OpUnknown),
         };
         // Every pre-check spends its source's allowance; one that names a wallet also spends
         // the wallet's. A request whose source is unknown counts against 0.0.0.0 (shared).

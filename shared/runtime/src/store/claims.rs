@@ -305,7 +305,7 @@ impl StoredClaim {
     /// A claim from its stored attributes (both backends store the same ones); anything this
     /// code does not write is [`StoreError::Corrupt`].
     pub fn from_stored(stored: StoredAttributes<'_>) -> Result<Self, StoreError> {
-        let op = [PaidOp::Check, PaidOp::Memo].into_iter().find(|o| o.as_str() == stored.op);
+        let op = PaidOp::parse(stored.op);
         let base58 = |text: Option<&str>| {
             text.map(|text| Base58Id::parse(text).ok_or(StoreError::Corrupt)).transpose()
         };

@@ -50,8 +50,8 @@ const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
 pub struct DecodedPayment {
     /// The x402 version of the header it came from.
     pub version: X402Version,
-    /// The whole decoded `PaymentPayload` JSON, kept as received: it is forwarded to the
-    /// facilitator byte for byte in meaning (the scheme payload is the payer's, not ours).
+    /// The whole decoded `PaymentPayload` JSON, kept as received and forwarded to the
+    /// facilitator value for value (the scheme payload is the payer's, not ours).
     pub payload: Value,
     /// `payload.transaction`, base64-decoded and parsed: the partially-signed Solana
     /// transaction.

@@ -42,8 +42,8 @@ pub struct SvmExtra {
     pub fee_payer: String,
     /// The associated token account of (payTo, USDC mint).
     pub usdc_token_account: String,
-    /// The challenge memo the transaction must carry (v2 offers; absent in what v1 payments
-    /// are settled against).
+    /// The challenge memo the transaction must carry (in the offers of both versions; absent
+    /// in what v1 payments are verified and settled against).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memo: Option<String>,
 }

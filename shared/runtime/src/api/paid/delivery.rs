@@ -182,11 +182,6 @@ impl<S: Stores> Service<S> {
         fetch_and_grade(&self.fetcher, op, target, self.clock, house).await
     }
 
-    /// Fetches the target: once for check, twice back to back for memo.
-    pub(super) async fn fetch(&self, op: PaidOp, target: &TargetUrl) -> Fetched {
-        Fetched::fetch(&self.fetcher, op, target).await
-    }
-
     /// The Solana fee of a settlement, when an RPC is configured and answers in time.
     async fn fee_of(&self, tx: &Base58Id) -> Option<u64> {
         let rpc_url = self.config.solana_rpc_url.as_ref()?;

@@ -44,7 +44,7 @@ impl<S: Stores> Service<S> {
                 return None;
             }
             leased.store(true, Ordering::SeqCst);
-            Some(self.fetch(route, target).await)
+            Some(Fetched::fetch(&self.fetcher, route, target).await)
         };
         tokio::pin!(settle, early);
         let (settled, fetched) = tokio::select! {
