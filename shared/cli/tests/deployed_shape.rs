@@ -119,7 +119,7 @@ impl Answer {
 
 impl std::fmt::Display for Answer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.status, self.body)
+        write!(f, "{} {:?} {}", self.status, self.headers, self.body)
     }
 }
 
@@ -162,8 +162,35 @@ fn call(
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let body = serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null);
+    let headers: Vec<(String, String)> = headers;
+    let chunked = headers_say_chunked(&headers);
+    let bytes = &raw[split + 4..];
+    let bytes = if chunked { dechunked(bytes) } else { bytes.to_vec() };
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     Ok(Answer { status, headers, body })
+}
+
+/// True when the answer's body is sent in chunks (watch forwards some answers so).
+fn headers_say_chunked(headers: &[(String, String)]) -> bool {
+    headers.iter().any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
+}
+
+/// The body of a `Transfer-Encoding: chunked` answer, its chunks joined (no trailers are
+/// sent); a malformed framing ends it where it breaks.
+fn dechunked(mut framed: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    while let Some(line_end) = framed.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&framed[..line_end]);
+        let size_text = size_text.split(';').next().unwrap_or_default().trim();
+        let Ok(size) = usize::from_str_radix(size_text, 16) else { break };
+        let start = line_end + 2;
+        if size == 0 || framed.len() < start + size {
+            break;
+        }
+        body.extend_from_slice(&framed[start..start + size]);
+        framed = framed.get(start + size + 2..).unwrap_or_default();
+    }
+    body
 }
 
 /// `cargo lambda watch` serving the workspace's functions on a free loopback port.
@@ -423,9 +450,11 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     assert_eq!(not_covered.body["error"]["rule"], "not_covered", "{not_covered}");
 
     // /criteria publishes the pinned key: the one the check function's seed has.
-    let criteria = watch.call("GET", "/criteria", &[], "").body;
+    let criteria = watch.call("GET", "/criteria", &[], "");
     let keys: Vec<PublicKeyDescriptor> =
-        serde_json::from_value(criteria["signing_keys"].clone()).expect("signing_keys");
+        serde_json::from_value(criteria.body["signing_keys"].clone())
+            .unwrap_or_else(|e| panic!("signing_keys: {e}: {criteria}"));
+    let criteria = criteria.body;
     assert_eq!(keys, vec![pinned.clone()], "{}", criteria["signing_keys"]);
 
     // The free-tier race: one wallet, one source (watch says 127.0.0.1 for every caller),
