@@ -11,6 +11,7 @@ pub mod errors;
 mod paid;
 mod precheck;
 pub mod published_keys;
+mod purchase;
 mod reads;
 mod respond;
 mod service;

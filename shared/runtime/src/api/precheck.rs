@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::ApiRequest;
 use super::discovery::CallStyle;
 use super::errors::{ApiError, Refusal};
-use super::paid::parse_body;
+use super::paid::{http_answer, parse_body};
 use super::respond::{ApiResponse, error, json_response};
 use super::service::{Offer, Service, Stores};
 use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
@@ -95,7 +95,7 @@ impl<S: Stores> Service<S> {
                         // pre-check itself.
                         let call = CallStyle::Body;
                         let offer = Offer { route, resource_url: &resource_url, fee_payer, call };
-                        self.challenge_response(&offer, reason)
+                        http_answer(self.offered(&offer, reason))
                     }
                     None => error(ApiError::PaymentsUnavailable),
                 };

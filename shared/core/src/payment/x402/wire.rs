@@ -156,6 +156,9 @@ pub struct PaymentRequiredV2 {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SettlementResponse {
+    /// The version of the payment it answers (it names the header and the network).
+    #[serde(skip)]
+    version: X402Version,
     /// Whether this payment settled.
     success: bool,
     /// The rule id of a failure.
@@ -174,6 +177,7 @@ impl SettlementResponse {
     /// A settlement of `transaction` on the version's network.
     pub fn settled(version: X402Version, transaction: &Base58Id, payer: Option<Base58Id>) -> Self {
         Self {
+            version,
             success: true,
             error_reason: None,
             transaction: transaction.as_str().to_owned(),
@@ -185,12 +189,18 @@ impl SettlementResponse {
     /// A payment that did not (or not knowingly) settle, with the rule id why.
     pub fn failed(version: X402Version, reason: &'static str) -> Self {
         Self {
+            version,
             success: false,
             error_reason: Some(reason),
             transaction: String::new(),
             network: version.network(),
             payer: None,
         }
+    }
+
+    /// The version of the payment it answers.
+    pub fn version(&self) -> X402Version {
+        self.version
     }
 
     /// The header value: standard base64 of the JSON.

@@ -1,5 +1,5 @@
 //! The x402 `payment-identifier` extension as every v2 paid 402 declares it, beside bazaar
-//! (v1 has no `extensions`); the paid flow reads a payment's id (`api/paid/identifier.rs`).
+//! (v1 has no `extensions`); the paid flow reads a payment's id (`api/purchase/identifier.rs`).
 
 use serde_json::{Value, json};
 

@@ -7,15 +7,14 @@
 use serde_json::Value;
 
 use super::super::errors::ApiError;
-use super::super::respond::{ApiResponse, error};
 
 /// Shortest and longest id accepted.
 const ID_LENGTHS: std::ops::RangeInclusive<usize> = 16..=128;
 
 /// The id a payment payload carries: None without the extension or without `info.id` (a
-/// client that echoes our declaration and adds nothing); 400 `payment_identifier_invalid`
+/// client that echoes our declaration and adds nothing); `payment_identifier_invalid`
 /// for an id that is not 16 to 128 characters of `[A-Za-z0-9_-]`.
-pub(super) fn identifier_of(payload: &Value) -> Result<Option<&str>, ApiResponse> {
+pub(super) fn identifier_of(payload: &Value) -> Result<Option<&str>, ApiError> {
     let Some(id) = payload.pointer("/extensions/payment-identifier/info/id") else {
         return Ok(None);
     };
@@ -26,7 +25,7 @@ pub(super) fn identifier_of(payload: &Value) -> Result<Option<&str>, ApiResponse
         {
             Ok(Some(id))
         }
-        _ => Err(error(ApiError::PaymentIdentifierInvalid)),
+        _ => Err(ApiError::PaymentIdentifierInvalid),
     }
 }
 
@@ -61,7 +60,7 @@ mod tests {
             assert_eq!(got, want, "{payload}");
         }
         let refused = identifier_of(&with(json!("pay_é7d5d747be160e2"))).err().unwrap();
-        let response = refused.into_http();
+        let response = crate::api::respond::error(refused).into_http();
         assert_eq!(response.status(), 400);
         let body: Value = serde_json::from_slice(response.body()).unwrap();
         assert_eq!(body["error"]["rule"], "payment_identifier_invalid");

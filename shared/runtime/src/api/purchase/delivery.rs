@@ -5,7 +5,6 @@
 //! early capture) and wait at most [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry
 //! records them as pending.
 
-use http::StatusCode;
 use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::op::PaidOp;
 use payability_core::payment::x402::{SettlementResponse, X402Version};
@@ -13,9 +12,8 @@ use payability_core::policy::TargetUrl;
 
 use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
 use super::super::errors::ApiError;
-use super::super::respond::{ApiResponse, error, json_response};
-use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
-use super::Payment;
+use super::super::service::{FEE_LOOKUP_BOUND, Service, Stores};
+use super::PurchaseOutcome;
 use crate::payment::solana_rpc::transaction_fee;
 use crate::store::*;
 use crate::verdict::{Fetched, Verdict, fetch_and_grade, graded};
@@ -67,16 +65,15 @@ impl Delivery {
 
 impl<S: Stores> Service<S> {
     /// Grades `early` (fetched alongside the settlement) or fetches and grades now (the fee
-    /// and rate lookups alongside), records and answers 200.
+    /// and rate lookups alongside), records and delivers the verdict.
     pub(super) async fn deliver(
         &self,
-        offer: &Offer<'_>,
+        op: PaidOp,
         target: &TargetUrl,
-        payment: &Payment,
         delivery: Delivery,
         early: Option<Fetched>,
         budget: &Budget,
-    ) -> ApiResponse {
+    ) -> PurchaseOutcome {
         let today = UtcDay::of((self.clock)());
         let side = async {
             let fee = self.fee_of(&delivery.tx);
@@ -91,12 +88,12 @@ impl<S: Stores> Service<S> {
         let verdict = async {
             match early {
                 Some(fetched) => graded(target, fetched, (self.clock)(), false),
-                None => self.verdict(offer.route, target, false).await,
+                None => self.verdict(op, target, false).await,
             }
         };
         let (verdict, side) = alongside(verdict, side, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
-            return error(ApiError::ClockOutOfRange);
+            return PurchaseOutcome::error(ApiError::ClockOutOfRange);
         };
         let (fee_lamports, rate) = side.unwrap_or((None, None));
         let payer =
@@ -116,7 +113,7 @@ impl<S: Stores> Service<S> {
             Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
                 let _ = self.store.advance(&delivery.claim, &Transition::Deliver).await;
-                return error(ApiError::SettlementAlreadyRecorded);
+                return PurchaseOutcome::error(ApiError::SettlementAlreadyRecorded);
             }
             Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
             Some(Err(_)) | None => {
@@ -136,8 +133,7 @@ impl<S: Stores> Service<S> {
         {
             tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
         }
-        let header = delivery.settlement.header_value();
-        self.delivered(verdict).with_header(payment.decoded.version.response_header(), &header)
+        self.delivered(verdict, Some(delivery.settlement))
     }
 
     /// A house check: no payment; the report and the ledger say `house: true`.
@@ -146,12 +142,12 @@ impl<S: Stores> Service<S> {
         route: PaidOp,
         target: &TargetUrl,
         today: UtcDay,
-    ) -> ApiResponse {
+    ) -> PurchaseOutcome {
         let rate = self.rates.rate(&today, &self.store);
         let (verdict, rate) =
             alongside(self.verdict(route, target, true), rate, SIDE_LOOKUP_GRACE).await;
         let Some(verdict) = verdict else {
-            return error(ApiError::ClockOutOfRange);
+            return PurchaseOutcome::error(ApiError::ClockOutOfRange);
         };
         let mut id = [0u8; 16];
         getrandom::fill(&mut id).expect("the system random source works");
@@ -167,13 +163,17 @@ impl<S: Stores> Service<S> {
                 );
             }
         }
-        self.delivered(verdict)
+        self.delivered(verdict, None)
     }
 
-    /// The 200 of a verdict: the signed report, its state and house flag for telemetry.
-    fn delivered(&self, verdict: Verdict) -> ApiResponse {
-        let (state, house) = (verdict.report.state, verdict.report.house);
-        json_response(StatusCode::OK, &verdict.report.sign(&self.signer)).with_verdict(state, house)
+    /// The verdict signed, with the settlement it was bought with (none for a house check).
+    fn delivered(
+        &self,
+        verdict: Verdict,
+        settlement: Option<SettlementResponse>,
+    ) -> PurchaseOutcome {
+        let report = Box::new(verdict.report.sign(&self.signer));
+        PurchaseOutcome::Delivered { report, settlement }
     }
 
     /// Fetches the target (once, or twice for memo), grades, and assembles the unsigned

@@ -19,7 +19,7 @@ use super::super::budget::{Budget, EARLY_FETCH_LEASE, EARLY_FETCH_LEASE_BOUND};
 use super::super::service::{Service, Stores};
 use super::Payment;
 use super::delivery::Delivery;
-use crate::api::respond::ApiResponse;
+use super::stop::Stop;
 use crate::store::Base58Id;
 use crate::verdict::Fetched;
 
@@ -33,7 +33,7 @@ impl<S: Stores> Service<S> {
         payment: &Payment,
         payer: Option<Base58Id>,
         budget: &Budget,
-    ) -> Result<(Delivery, Option<Fetched>), ApiResponse> {
+    ) -> Result<(Delivery, Option<Fetched>), Stop> {
         let Some(wallet) = payer.clone() else {
             return Ok((self.settle(payment, payer, budget).await?, None));
         };

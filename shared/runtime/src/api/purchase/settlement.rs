@@ -4,11 +4,10 @@
 //! conditional write, so one payment settles at most once whatever retries race.
 
 use super::super::errors::{ApiError, Refusal};
-use super::super::service::{Offer, Service, Stores};
-use super::answers::*;
+use super::super::service::{Service, Stores};
 use super::delivery::Delivery;
+use super::stop::{Stop, store_failed};
 use super::{Budget, Payment};
-use crate::api::respond::{ApiResponse, error};
 use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
 use crate::payment::solana_rpc::{Landing, find_landing};
 use crate::store::{AdvanceOutcome, Base58Id, Counter, Transition};
@@ -21,24 +20,23 @@ impl<S: Stores> Service<S> {
     /// challenge; unreachable or out of time: 503 (`/settle` was never called).
     pub(super) async fn verify(
         &self,
-        offer: &Offer<'_>,
         payment: &Payment,
         budget: &Budget,
-    ) -> Result<Option<Base58Id>, ApiResponse> {
+    ) -> Result<Option<Base58Id>, Stop> {
         let facilitator =
-            self.facilitator.as_ref().ok_or_else(|| error(ApiError::PaymentsUnavailable))?;
+            self.facilitator.as_ref().ok_or(Stop::error(ApiError::PaymentsUnavailable))?;
         let bound = budget
             .before_settle(REQUEST_TIMEOUT)
-            .ok_or_else(|| error(ApiError::PaymentNotStarted))?;
+            .ok_or(Stop::error(ApiError::PaymentNotStarted))?;
         let decoded = &payment.decoded;
         let call = facilitator.verify(decoded.version, &decoded.payload, &payment.requirements);
         match tokio::time::timeout(bound, call).await {
             Ok(Ok(verified)) => Ok(verified.payer),
             Ok(Err(FacilitatorError::Refused(reason))) => {
                 self.count(Counter::PaymentFailure).await;
-                Err(self.challenge_response(offer, Refusal::NotVerified(reason)))
+                Err(Stop::offer(Refusal::NotVerified(reason)))
             }
-            Ok(Err(_)) | Err(_) => Err(error(ApiError::FacilitatorUnavailable)),
+            Ok(Err(_)) | Err(_) => Err(Stop::error(ApiError::FacilitatorUnavailable)),
         }
     }
 
@@ -50,14 +48,14 @@ impl<S: Stores> Service<S> {
         payment: &Payment,
         payer: Option<Base58Id>,
         budget: &Budget,
-    ) -> Result<Delivery, ApiResponse> {
+    ) -> Result<Delivery, Stop> {
         let facilitator =
-            self.facilitator.as_ref().ok_or_else(|| error(ApiError::PaymentsUnavailable))?;
+            self.facilitator.as_ref().ok_or(Stop::error(ApiError::PaymentsUnavailable))?;
         let bound =
-            budget.settle(SETTLE_TIMEOUT).ok_or_else(|| error(ApiError::PaymentNotStarted))?;
+            budget.settle(SETTLE_TIMEOUT).ok_or(Stop::error(ApiError::PaymentNotStarted))?;
         match self.store.advance(&payment.id, &Transition::Settle).await.map_err(store_failed)? {
             AdvanceOutcome::Advanced => {}
-            AdvanceOutcome::NotAtMarker => return Err(error(ApiError::PaymentInFlight)),
+            AdvanceOutcome::NotAtMarker => return Err(Stop::error(ApiError::PaymentInFlight)),
         }
         let decoded = &payment.decoded;
         let call = facilitator.settle(decoded.version, &decoded.payload, &payment.requirements);
@@ -83,20 +81,19 @@ impl<S: Stores> Service<S> {
     /// `/settle`). Can never land: `not_settled`, 402. Otherwise still unknown: 503.
     pub(super) async fn resolve(
         &self,
-        offer: &Offer<'_>,
         payment: &Payment,
         payer: Option<Base58Id>,
         budget: &Budget,
-    ) -> Result<Delivery, ApiResponse> {
+    ) -> Result<Delivery, Stop> {
         let Some(rpc_url) = &self.config.solana_rpc_url else {
-            return Err(error(ApiError::SettlementOutcomeUnknown));
+            return Err(Stop::error(ApiError::SettlementOutcomeUnknown));
         };
         let bound = budget
             .settle(LANDING_LOOKUP_BOUND)
-            .ok_or_else(|| error(ApiError::SettlementOutcomeUnknown))?;
+            .ok_or(Stop::error(ApiError::SettlementOutcomeUnknown))?;
         let landing = find_landing(&self.rpc_client, rpc_url, &payment.decoded.transaction, bound)
             .await
-            .map_err(|_| error(ApiError::SettlementOutcomeUnknown))?;
+            .map_err(|_| Stop::error(ApiError::SettlementOutcomeUnknown))?;
         match landing {
             Landing::Landed { signature: tx, failed: false } => {
                 let settled = Transition::Settled(tx.clone());
@@ -105,22 +102,20 @@ impl<S: Stores> Service<S> {
                         let version = payment.decoded.version;
                         Ok(Delivery::resumed(payment.id, tx, payer, version, false))
                     }
-                    AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
+                    AdvanceOutcome::NotAtMarker => Err(Stop::error(ApiError::PaymentInFlight)),
                 }
             }
             Landing::Landed { failed: true, .. } | Landing::NeverLands => {
                 let never = Transition::NeverSettled;
                 match self.store.advance(&payment.id, &never).await.map_err(store_failed)? {
-                    AdvanceOutcome::Advanced => Err(self
-                        .challenge_response(offer, Refusal::NotSettled)
-                        .with_settlement_failure(
-                            payment.decoded.version,
-                            Refusal::NotSettled.rule(),
-                        )),
-                    AdvanceOutcome::NotAtMarker => Err(error(ApiError::PaymentInFlight)),
+                    AdvanceOutcome::Advanced => {
+                        let not_settled = Stop::offer(Refusal::NotSettled);
+                        Err(not_settled.with_failed_settlement(payment.decoded.version))
+                    }
+                    AdvanceOutcome::NotAtMarker => Err(Stop::error(ApiError::PaymentInFlight)),
                 }
             }
-            Landing::NotYet => Err(error(ApiError::SettlementOutcomeUnknown)),
+            Landing::NotYet => Err(Stop::error(ApiError::SettlementOutcomeUnknown)),
         }
     }
 
@@ -138,7 +133,7 @@ impl<S: Stores> Service<S> {
 
 /// 503 settlement outcome unknown, with the settlement answer x402 clients read:
 /// `success: false` (not settled as far as this request knows; retry the same payment).
-fn unknown(payment: &Payment) -> ApiResponse {
-    let rule = ApiError::SettlementOutcomeUnknown;
-    error(rule).with_settlement_failure(payment.decoded.version, rule.rule())
+fn unknown(payment: &Payment) -> Stop {
+    let unknown = Stop::error(ApiError::SettlementOutcomeUnknown);
+    unknown.with_failed_settlement(payment.decoded.version)
 }

@@ -1,0 +1,294 @@
+//! One purchase of a verdict, whatever carries it: a typed [`PurchaseRequest`] in, a typed
+//! [`PurchaseOutcome`] out (a challenge, a closed-form error, or the signed verdict, each
+//! with the settlement answer x402 clients read). No header, status or body is decided here:
+//! HTTP (`super::paid`) is one adapter that turns an outcome into bytes. The state machine is
+//! described once, with every answer, in `docs/paid-flow.md`.
+//!
+//! The claim markers and their moves are [`crate::store::ClaimMarker`] and
+//! [`crate::store::Transition`]; the time bounds are [`super::budget`].
+
+mod delivery;
+mod early;
+mod identifier;
+mod settlement;
+mod stop;
+
+use payability_core::challenge::{OwnChallenge, requirements_v1, requirements_v2};
+use payability_core::op::PaidOp;
+use payability_core::payment::x402::{
+    DecodedPayment, PaymentRefusal, Requirements, SettlementResponse, X402Version,
+    check_v2_accepted,
+};
+use payability_core::policy::TargetUrl;
+use payability_core::report::SignedReport;
+
+use super::budget::Budget;
+use super::discovery::CallStyle;
+use super::errors::{ApiError, Refusal};
+use super::service::{Offer, Service, Stores};
+use crate::store::{
+    ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
+    StoredClaim, UrlBinding, UtcDay,
+};
+use delivery::Delivery;
+use stop::{Stop, store_failed};
+
+/// One purchase, as a transport hands it over: everything it read from its own request.
+pub(in crate::api) struct PurchaseRequest {
+    /// The op bought.
+    pub(in crate::api) op: PaidOp,
+    /// The endpoint to check, vetted free by the transport; None when the request names none
+    /// (an indexer's probe gets the challenge).
+    pub(in crate::api) target: Option<TargetUrl>,
+    /// The URL the buyer called: `resource` in our challenge, and the called URL a claim is
+    /// bound to.
+    pub(in crate::api) resource_url: String,
+    /// How the request names the endpoint: the challenge describes the call that way.
+    pub(in crate::api) call: CallStyle,
+    /// The payment presented, decoded by the transport from its own encoding (a refusal is
+    /// answered here, where the offer is known); None without one.
+    pub(in crate::api) payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    /// The request carries the house credential: no payment, `house: true`.
+    pub(in crate::api) house: bool,
+}
+
+/// How a purchase ends. `settlement` is the settlement answer x402 clients read, in the
+/// version of the payment it answers; None where no payment was presented or nothing about
+/// its settlement is said.
+pub(in crate::api) enum PurchaseOutcome {
+    /// Our challenge (HTTP 402): no payment, or a payment refused for `refusal`.
+    Offer { refusal: Refusal, challenge: OwnChallenge, settlement: Option<SettlementResponse> },
+    /// A closed-form error.
+    Refused { error: ApiError, settlement: Option<SettlementResponse> },
+    /// The signed verdict.
+    Delivered { report: Box<SignedReport>, settlement: Option<SettlementResponse> },
+}
+
+impl PurchaseOutcome {
+    /// A closed-form error that says nothing of a settlement.
+    pub(in crate::api) fn error(error: ApiError) -> Self {
+        Self::Refused { error, settlement: None }
+    }
+}
+
+/// A decoded payment matched to our terms: everything the facilitator and the store need.
+pub(super) struct Payment {
+    decoded: DecodedPayment,
+    /// The requirements the facilitator checks it against.
+    requirements: Requirements,
+    /// The claim key: the SHA-256 of the transaction message.
+    id: PaymentId,
+    /// The op it pays for.
+    op: PaidOp,
+}
+
+impl<S: Stores> Service<S> {
+    /// Our challenge for an offer, carrying `refusal`'s rule and message in both legs.
+    pub(in crate::api) fn offered(&self, offer: &Offer<'_>, refusal: Refusal) -> PurchaseOutcome {
+        Stop::offer(refusal).answer(|refusal| self.challenge(offer, &refusal.error_text()))
+    }
+
+    /// Carries one purchase to its outcome.
+    pub(in crate::api) async fn purchase(&self, request: PurchaseRequest) -> PurchaseOutcome {
+        let budget = Budget::start(request.op);
+        let today = match self.store_reachable().await {
+            Ok(today) => today,
+            Err(error) => return PurchaseOutcome::error(error),
+        };
+        if request.house {
+            return match &request.target {
+                Some(target) => self.deliver_house(request.op, target, today).await,
+                None => PurchaseOutcome::error(ApiError::UrlMissing),
+            };
+        }
+        let Some(fee_payer) = self.fee_payer().await else {
+            return PurchaseOutcome::error(ApiError::PaymentsUnavailable);
+        };
+        let offer = Offer {
+            route: request.op,
+            resource_url: &request.resource_url,
+            fee_payer,
+            call: request.call,
+        };
+        match self.paid_flow(&offer, request.target, request.payment, &budget).await {
+            Ok(outcome) => outcome,
+            Err(stop) => stop.answer(|refusal| self.challenge(&offer, &refusal.error_text())),
+        }
+    }
+
+    /// The state machine of the module documentation, one state per line.
+    async fn paid_flow(
+        &self,
+        offer: &Offer<'_>,
+        target: Option<TargetUrl>,
+        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+        budget: &Budget,
+    ) -> Result<PurchaseOutcome, Stop> {
+        let Some(payment) = payment else {
+            return Err(Stop::offer(Refusal::PaymentRequired));
+        };
+        let payment = self.matched(offer, payment)?;
+        let target = target.ok_or(Stop::error(ApiError::UrlMissing))?;
+        let identifier = identifier::identifier_of(&payment.decoded.payload)?;
+        let identifier = identifier.map(|id| self.binding_key.identifier(id));
+        let url = self.binding_key.url(&target);
+        let (delivery, early) = match self.first_with(identifier.as_ref(), &payment).await? {
+            Some(first) => (self.first_purchase(&payment, &url, &first).await?, None),
+            None => match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
+                None => {
+                    let payer = self.verify(&payment, budget).await?;
+                    let claim = NewClaim { op: payment.op, url, payer: payer.clone(), identifier };
+                    self.claim(&payment, &claim).await?;
+                    self.settle_and_fetch(offer.route, &target, &payment, payer, budget).await?
+                }
+                Some(claim) => (self.known(&payment, &url, claim, budget).await?, None),
+            },
+        };
+        Ok(self.deliver(offer.route, &target, delivery, early, budget).await)
+    }
+
+    /// A cheap read: a store that cannot be reached answers 503 before any payment is
+    /// requested or taken. Returns today's UTC day (the day of the rate lookups).
+    async fn store_reachable(&self) -> Result<UtcDay, ApiError> {
+        let today = UtcDay::of((self.clock)()).ok_or(ApiError::ClockOutOfRange)?;
+        self.store.get(&today).await.map_err(|_| ApiError::StoreUnavailable)?;
+        Ok(today)
+    }
+
+    /// The presented payment matched to our terms: malformed, a closed-form error; for other
+    /// terms, a fresh challenge naming the field.
+    fn matched(
+        &self,
+        offer: &Offer<'_>,
+        presented: Result<DecodedPayment, PaymentRefusal>,
+    ) -> Result<Payment, Stop> {
+        let decoded = match presented {
+            Ok(decoded) => decoded,
+            Err(refusal) if refusal.is_malformed() => {
+                return Err(Stop::error(ApiError::PaymentMalformed(refusal)));
+            }
+            Err(refusal) => return Err(Stop::offer(Refusal::Terms(refusal))),
+        };
+        // Empty memo: the terms carry none (v1), and v2's memo is checked apart.
+        let terms = self.terms(offer, "");
+        let requirements = match (decoded.version, &decoded.accepted) {
+            (X402Version::V1, _) => Requirements::V1(requirements_v1(&terms)),
+            (X402Version::V2, None) => {
+                return Err(Stop::offer(Refusal::Terms(PaymentRefusal::RequirementsMismatch)));
+            }
+            (X402Version::V2, Some(accepted)) => {
+                let issued = requirements_v2(&terms);
+                let now = (self.clock)();
+                check_v2_accepted(accepted, &issued, &self.memo_key, offer.route, now)
+                    .map(Requirements::V2)
+                    .map_err(|refusal| Stop::offer(Refusal::Terms(refusal)))?
+            }
+        };
+        let id = PaymentId(decoded.transaction.identity());
+        Ok(Payment { decoded, requirements, id, op: offer.route })
+    }
+
+    /// Claims a verified payment (marker `verified`) for its op and called URL, with its
+    /// payer and identifier; a concurrent claim of the same payment won: this request stops,
+    /// the other one carries it; another payment took the identifier meanwhile: this one is
+    /// not settled, the first one answers for the identifier.
+    async fn claim(&self, payment: &Payment, claim: &NewClaim) -> Result<(), Stop> {
+        let now = (self.clock)();
+        match self.store.claim(&payment.id, claim, now).await.map_err(store_failed)? {
+            ClaimOutcome::Claimed => Ok(()),
+            ClaimOutcome::AlreadyClaimed => Err(Stop::error(ApiError::PaymentInFlight)),
+            ClaimOutcome::IdentifierTaken => Err(Stop::error(ApiError::PaymentIdentifierPending)),
+        }
+    }
+
+    /// The payment the identifier names when it is another one than this (the first payment
+    /// sent with the id); None without an id, for a new id, or when it names this payment.
+    async fn first_with(
+        &self,
+        identifier: Option<&IdentifierBinding>,
+        payment: &Payment,
+    ) -> Result<Option<PaymentId>, Stop> {
+        let Some(identifier) = identifier else {
+            return Ok(None);
+        };
+        let first = self.store.identified(identifier, (self.clock)()).await;
+        Ok(first.map_err(store_failed)?.filter(|first| *first != payment.id))
+    }
+
+    /// Another payment sent with the identifier of a first one: never verified nor settled;
+    /// answered as the first purchase stands (its verdict again, within the resume rules).
+    async fn first_purchase(
+        &self,
+        payment: &Payment,
+        url: &UrlBinding,
+        first: &PaymentId,
+    ) -> Result<Delivery, Stop> {
+        let now = (self.clock)();
+        let claim = self.store.claim_of(first).await.map_err(store_failed)?;
+        let claim = claim.ok_or(Stop::error(ApiError::PaymentIdentifierPending))?;
+        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
+            return Err(Stop::error(ApiError::PaymentIdentifierConflict));
+        }
+        let in_flight = now.0 < claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
+        let delivered = match claim.marker {
+            ClaimMarker::NotSettled => {
+                let not_settled = Stop::offer(Refusal::NotSettled);
+                return Err(not_settled.with_failed_settlement(payment.decoded.version));
+            }
+            ClaimMarker::Delivered => true,
+            ClaimMarker::Settled if !in_flight => false,
+            _ => return Err(Stop::error(ApiError::PaymentIdentifierPending)),
+        };
+        self.resume(first, payment, url, now, delivered)
+            .await
+            .map_err(|_| Stop::error(ApiError::PaymentIdentifierConflict))
+    }
+
+    /// A payment this service has seen before: the answer its claim's marker calls for.
+    /// A claim without a URL binding (written before bindings were kept) is taken as bound to
+    /// this URL; the store resumes it only from `settled`.
+    async fn known(
+        &self,
+        payment: &Payment,
+        url: &UrlBinding,
+        claim: StoredClaim,
+        budget: &Budget,
+    ) -> Result<Delivery, Stop> {
+        let now = (self.clock)();
+        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
+            return Err(Stop::error(ApiError::PaymentAlreadyUsed));
+        }
+        let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
+        match claim.marker {
+            ClaimMarker::Delivered => self.resume(&payment.id, payment, url, now, true).await,
+            ClaimMarker::NotSettled => {
+                Err(Stop::offer(Refusal::NotSettled)
+                    .with_failed_settlement(payment.decoded.version))
+            }
+            _ if now.0 < in_flight_until => Err(Stop::error(ApiError::PaymentInFlight)),
+            ClaimMarker::Verified => self.settle(payment, claim.payer, budget).await,
+            ClaimMarker::Settling => self.resolve(payment, claim.payer, budget).await,
+            ClaimMarker::Settled => self.resume(&payment.id, payment, url, now, false).await,
+        }
+    }
+
+    /// Another delivery of the verdict of the settled payment `claim` (this payment, or the
+    /// first one sent with its identifier): one conditional write, at most
+    /// [`crate::store::MAX_RESUMES`] times per payment; refused: 409 already used.
+    async fn resume(
+        &self,
+        claim: &PaymentId,
+        payment: &Payment,
+        url: &UrlBinding,
+        now: payability_core::report::UtcMillis,
+        delivered: bool,
+    ) -> Result<Delivery, Stop> {
+        let resumed = self.store.resume(claim, payment.op, url, now);
+        match resumed.await.map_err(store_failed)? {
+            ResumeOutcome::Resumed { tx, payer } => {
+                Ok(Delivery::resumed(*claim, tx, payer, payment.decoded.version, delivered))
+            }
+            ResumeOutcome::Refused => Err(Stop::error(ApiError::PaymentAlreadyUsed)),
+        }
+    }
+}
