@@ -18,7 +18,6 @@ mod wire;
 use base64::Engine;
 use base64::alphabet::STANDARD;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::memo::{MemoCheck, MemoKey, check_memo};
@@ -272,14 +271,16 @@ pub fn check_v2_accepted(
         MemoCheck::Forged => return Err(PaymentRefusal::MemoForged),
         MemoCheck::Valid => {}
     }
-    let echoed =
-        RequirementsV2::deserialize(accepted).map_err(|_| PaymentRefusal::RequirementsMismatch)?;
+    // What was issued, with the payer's memo: the one object `accepted` may be, key for key
+    // and value for value (an amount of another spelling, a number of another type, an
+    // unknown or missing field all differ). It is also what the payment is verified against.
     let mut expected = issued.clone();
     expected.extra.memo = Some(memo.to_owned());
-    if echoed != expected {
+    let written = serde_json::to_value(&expected).expect("our requirements serialize");
+    if *accepted != written {
         return Err(PaymentRefusal::RequirementsMismatch);
     }
-    Ok(echoed)
+    Ok(expected)
 }
 
 #[cfg(test)]
@@ -694,6 +695,22 @@ mod tests {
                 PaymentRefusal::WrongAmount,
             ),
             ("amount missing", with(&good, "/amount", None), PaymentRefusal::WrongAmount),
+            (
+                "amount with a leading zero",
+                with(&good, "/amount", Some(json!("010000"))),
+                PaymentRefusal::WrongAmount,
+            ),
+            (
+                "amount signed",
+                with(&good, "/amount", Some(json!("+10000"))),
+                PaymentRefusal::WrongAmount,
+            ),
+            (
+                "amount padded",
+                with(&good, "/amount", Some(json!(" 10000"))),
+                PaymentRefusal::WrongAmount,
+            ),
+            ("amount empty", with(&good, "/amount", Some(json!(""))), PaymentRefusal::WrongAmount),
             (
                 "asset devnet usdc",
                 with(&good, "/asset", Some(json!("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"))),
