@@ -32,3 +32,22 @@ pub fn moto_endpoint() -> String {
     assert!(url.starts_with("http://127.0.0.1:"), "tests talk to loopback only: {url}");
     url.to_owned()
 }
+
+/// SDK settings for a local endpoint: dummy static credentials, region `us-east-1`.
+#[cfg(feature = "aws")]
+pub fn local_sdk_config(endpoint: &str) -> aws_config::SdkConfig {
+    use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
+    aws_config::SdkConfig::builder()
+        .behavior_version(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .endpoint_url(endpoint)
+        .build()
+}
+
+/// SDK settings for moto ([`moto_endpoint`]).
+#[cfg(feature = "aws")]
+pub fn moto_sdk() -> aws_config::SdkConfig {
+    local_sdk_config(&moto_endpoint())
+}

@@ -1,8 +1,12 @@
 //! Shared test support for the workspace's crates (a dev-dependency only): the local servers
-//! `scripts/test` starts, the vectors several crates test against and (feature `http`) a
-//! loopback HTTP stand-in. The workspace-level tests themselves live in `tests/tests/`.
+//! `scripts/test` starts (feature `aws`: SDK settings for them), the vectors several crates
+//! test against, scratch directories and (feature `http`) a loopback HTTP stand-in and the
+//! answer reader. The workspace-level tests themselves live in `tests/tests/`.
 
+#[cfg(feature = "http")]
+pub mod answer;
 pub mod endpoints;
+pub mod scratch;
 #[cfg(feature = "http")]
 pub mod standin;
 pub mod vectors;

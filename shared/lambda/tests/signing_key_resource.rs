@@ -2,23 +2,12 @@
 //! (started by `scripts/test`) and a loopback server standing in for CloudFormation's
 //! pre-signed answer URL. The answer carries the public key, never the seed.
 
-use aws_config::{BehaviorVersion, Region, SdkConfig};
-use aws_sdk_secretsmanager::config::{Credentials, SharedCredentialsProvider};
+use aws_config::SdkConfig;
 use payability_core::signing::ReportSigner;
 use payability_lambda::signing_key_resource::{ResourceRequest, handle};
-use payability_tests::endpoints::moto_endpoint;
+use payability_tests::endpoints::moto_sdk as sdk;
 use payability_tests::standin::{Reply, StandIn};
 use serde_json::{Value, json};
-
-fn sdk() -> SdkConfig {
-    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
-    SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(SharedCredentialsProvider::new(credentials))
-        .endpoint_url(moto_endpoint())
-        .build()
-}
 
 /// A secret with a unique name holding `value`; returns its ARN.
 async fn secret(sdk: &SdkConfig, label: &str, value: &str) -> String {

@@ -4,7 +4,6 @@
 //! reaches an EMF line, and each answer is counted where the alarms and dashboard read it.
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -19,6 +18,7 @@ use payability_runtime::api::{ApiRequest, Route, Service};
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
@@ -65,17 +65,8 @@ fn start_seller() -> (StandIn, String) {
     (seller, url)
 }
 
-struct ScratchDir(PathBuf);
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn service(dir: &ScratchDir) -> Service<SqliteStore> {
-    std::fs::create_dir_all(&dir.0).expect("a scratch directory");
-    let db = dir.0.join("store.sqlite3");
+    let db = dir.join("store.sqlite3");
     let store = SqliteStore::open(&db).expect("a fresh SQLite store");
     let closed = closed_port();
     let config = ServiceConfig {
@@ -144,10 +135,7 @@ fn assert_only_listed(object: &Value) {
 async fn no_emf_line_carries_a_url_a_header_value_or_a_fetched_value() {
     emf::capture_on_this_thread();
     let (_seller, url) = start_seller();
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let dir = ScratchDir(
-        std::env::temp_dir().join(format!("payability-emf-{}-{nanos}", std::process::id())),
-    );
+    let dir = ScratchDir::new("emf");
     let service = service(&dir);
     let house = [("authorization", format!("Bearer {HOUSE_TOKEN}"))];
 
@@ -198,10 +186,7 @@ async fn no_emf_line_carries_a_url_a_header_value_or_a_fetched_value() {
 #[tokio::test]
 async fn a_function_answers_only_its_own_routes_and_counts_the_rest_by_their_route() {
     emf::capture_on_this_thread();
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let dir = ScratchDir(
-        std::env::temp_dir().join(format!("payability-emf-served-{}-{nanos}", std::process::id())),
-    );
+    let dir = ScratchDir::new("emf-served");
     let service = service(&dir);
     let served = [Route::Precheck];
     for (path, status, route, rule) in [

@@ -2,22 +2,11 @@
 //! `scripts/test`): the signing seed and the house token are read by ARN; a missing or
 //! malformed secret is a closed-form error that names the variable, never the value.
 
-use aws_config::{BehaviorVersion, Region, SdkConfig};
-use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use aws_config::SdkConfig;
 use payability_runtime::secrets::{
     HOUSE_TOKEN_SECRET_VAR, SIGNING_KEY_SECRET_VAR, SecretError, load,
 };
-use payability_tests::endpoints::moto_endpoint;
-
-fn sdk() -> SdkConfig {
-    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
-    SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(SharedCredentialsProvider::new(credentials))
-        .endpoint_url(moto_endpoint())
-        .build()
-}
+use payability_tests::endpoints::moto_sdk as sdk;
 
 /// Creates a secret with a unique name and returns its ARN.
 async fn secret(sdk: &SdkConfig, value: &str) -> String {

@@ -10,15 +10,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use aws_config::{BehaviorVersion, Region, SdkConfig};
-use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use aws_config::SdkConfig;
 use aws_sdk_dynamodb::types::AttributeValue;
 use payability_core::grade::CheckState;
 use payability_runtime::store::dynamodb::{
     DynamoStore, METRICS_SHARDS, RequestBounds, TableNames, create_tables,
 };
 use payability_runtime::store::*;
-use payability_tests::endpoints::dynamodb_endpoints;
+use payability_tests::endpoints::{dynamodb_endpoints, local_sdk_config};
 use payability_tests::standin::closed_port;
 use store_contract::{Fixture, T0, URL, bare, run_all};
 use tokio::net::TcpListener;
@@ -36,17 +35,6 @@ const LOCAL_SERVER_BOUNDS: RequestBounds = RequestBounds {
     operation: Duration::from_secs(30),
     ..RequestBounds::SERVICE
 };
-
-/// SDK settings for a local endpoint: dummy static credentials and region.
-fn local_sdk_config(endpoint: &str) -> SdkConfig {
-    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
-    SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(SharedCredentialsProvider::new(credentials))
-        .endpoint_url(endpoint)
-        .build()
-}
 
 /// Fresh tables per store, named apart by a per-run prefix and a counter.
 struct DynamoFixture {

@@ -7,40 +7,16 @@ mod store_contract;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use payability_core::grade::{CheckState, MemoState};
 use payability_runtime::store::ledger_record::LEDGER_ATTRIBUTES;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::*;
+use payability_tests::scratch::ScratchDir;
 use store_contract::{Fixture, T0, URL, bare, run_all};
-
-/// A directory under the system temp dir, unique to this process and call, removed on drop.
-struct ScratchDir(PathBuf);
-
-impl ScratchDir {
-    /// A new, not yet created directory name.
-    fn new() -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let name = format!("payability-store-sqlite-{}-{n}-{nanos}", std::process::id());
-        Self(std::env::temp_dir().join(name))
-    }
-
-    /// The database file inside it (its directory is created by `SqliteStore::open`).
-    fn database(&self) -> PathBuf {
-        self.0.join("store.db")
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Fresh stores on fresh files; the files go when the fixture does.
 #[derive(Default)]
@@ -52,8 +28,8 @@ struct SqliteFixture {
 impl SqliteFixture {
     /// A path for a new database file, removed with the fixture.
     fn new_database(&self) -> PathBuf {
-        let dir = ScratchDir::new();
-        let path = dir.database();
+        let dir = ScratchDir::new("store-sqlite");
+        let path = dir.join("store.db");
         self.dirs.lock().expect("fixture lock").push(dir);
         path
     }

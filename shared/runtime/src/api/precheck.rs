@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use http::StatusCode;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
-use payability_core::payment::x402::{V1_PAYMENT_HEADER, V2_PAYMENT_HEADER};
+use payability_core::payment::x402::X402Version;
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -47,9 +47,7 @@ struct PrecheckAnswer {
 
 impl<S: Stores> Service<S> {
     pub(super) async fn precheck(&self, request: &ApiRequest) -> ApiResponse {
-        if request.headers.contains_key(V2_PAYMENT_HEADER)
-            || request.headers.contains_key(V1_PAYMENT_HEADER)
-        {
+        if X402Version::ALL.iter().any(|v| request.headers.contains_key(v.payment_header())) {
             return error(ApiError::PrecheckTakesNoPayment);
         }
         let body: PrecheckBody = match parse_body(&request.body) {

@@ -103,7 +103,7 @@ async fn every_route_answers_at_both_of_its_paths_with_the_same_thing() {
 fn lambda(publication: &Publication, method: Method, path: &str, base: Option<&str>) -> Answer {
     let mut request = World::request(method, path);
     request.public_base_url = base.map(str::to_owned);
-    answer_criteria(&request, publication).into()
+    answer_criteria(&request, publication).into_http().into()
 }
 
 #[tokio::test]

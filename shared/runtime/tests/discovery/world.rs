@@ -3,22 +3,20 @@
 //! targets allowed (the loopback seller), and the requests and answers of `Service::handle`.
 
 use std::net::Ipv4Addr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue, Method};
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::published_keys::KeyPublication;
-use payability_runtime::api::{ApiRequest, ApiResponse, Service};
+use payability_runtime::api::{ApiRequest, Service};
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
+pub use payability_tests::answer::Answer;
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::Value;
 
@@ -36,47 +34,6 @@ fn clock() -> UtcMillis {
     UtcMillis(1_772_452_800_000)
 }
 
-/// A directory under the system temp dir, removed on drop.
-struct ScratchDir(PathBuf);
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// An answer, read back.
-#[derive(Debug, Clone)]
-pub struct Answer {
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub bytes: Vec<u8>,
-    pub body: Value,
-}
-
-impl From<ApiResponse> for Answer {
-    fn from(response: ApiResponse) -> Self {
-        let response = response.into_http();
-        let status = response.status().as_u16();
-        let bytes = response.body().clone();
-        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        Self { status, headers: response.headers().clone(), bytes, body }
-    }
-}
-
-impl Answer {
-    /// A header's value as text.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    /// The decoded v2 `PAYMENT-REQUIRED` object.
-    pub fn payment_required(&self) -> Value {
-        let raw = self.header("payment-required").expect("a PAYMENT-REQUIRED header");
-        serde_json::from_slice(&STANDARD.decode(raw).expect("base64")).expect("JSON")
-    }
-}
-
 /// The service and its scratch store.
 pub struct World {
     pub service: Service<SqliteStore>,
@@ -91,12 +48,7 @@ impl World {
 
     /// The service with this configured public base URL (None: each request's own).
     pub fn with_base(base: Option<&str>) -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir()
-            .join(format!("payability-discovery-{}-{n}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let dir = ScratchDir::new("discovery");
         let db = dir.join("store.sqlite3");
         let store = SqliteStore::open(&db).expect("a SQLite store");
         let closed = format!("http://127.0.0.1:{}", closed_port());
@@ -113,7 +65,7 @@ impl World {
             keys: KeyPublication::default(),
         };
         let service = Service::new(config, &[9; 32], store, clock).expect("the service");
-        Self { service, _dir: ScratchDir(dir) }
+        Self { service, _dir: dir }
     }
 
     /// A request without a body, query or payment.
@@ -132,7 +84,7 @@ impl World {
 
     /// Answers a request.
     pub async fn send(&self, request: ApiRequest) -> Answer {
-        self.service.handle(request).await.into()
+        self.service.handle(request).await.into_http().into()
     }
 
     /// `GET <path>`.

@@ -6,8 +6,6 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use aws_config::{BehaviorVersion, Region, SdkConfig};
-use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
 use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
@@ -18,7 +16,7 @@ use payability_runtime::store::dynamodb::{DynamoStore, TableNames, create_tables
 use payability_runtime::store::{
     ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay, UtcMillis,
 };
-use payability_tests::endpoints::moto_endpoint;
+use payability_tests::endpoints::moto_sdk;
 use payability_tests::standin::closed_port;
 use sha2::{Digest, Sha256};
 
@@ -28,17 +26,6 @@ use crate::expect;
 use crate::payment::{BUYER, Payment};
 use crate::target::Target;
 use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START, paid_request};
-
-/// SDK settings for moto: dummy static credentials and region.
-fn moto_sdk() -> SdkConfig {
-    let credentials = Credentials::new("local", "local", None, None, "payability-tests");
-    SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(SharedCredentialsProvider::new(credentials))
-        .endpoint_url(moto_endpoint())
-        .build()
-}
 
 /// A fresh set of tables on moto.
 async fn fresh_store() -> DynamoStore {
@@ -79,7 +66,7 @@ async fn a_delivered_verdict_whose_answer_was_lost_is_delivered_again_on_dynamod
     let service = Service::new(config, &[7; 32], store, clock.function()).expect("starts");
     let send = async |request: ApiRequest| -> Answer {
         let answer = tokio::time::timeout(Duration::from_secs(30), service.handle(request));
-        answer.await.expect("answers in time").into()
+        answer.await.expect("answers in time").into_http().into()
     };
     let url = target.url();
     let challenge = send(request("/check", None, &url)).await;

@@ -33,7 +33,7 @@ async fn the_target_is_fetched_while_settle_runs_and_answered_once_settled() {
         .await
         .expect("answers once settled")
         .expect("the request ran");
-    let answer = Answer::from(answer);
+    let answer = Answer::from(answer.into_http());
     assert!(answer.is_verdict(), "{answer}");
     assert_eq!(world.target.hits(), 1, "the early capture is the verdict's: no second fetch");
     expect::paid_once(&world, &payment, &[answer]);
@@ -58,7 +58,7 @@ async fn concurrent_payments_of_one_payer_whose_settlements_fail_fetch_once() {
         .collect();
     let mut answers = Vec::new();
     for task in tasks {
-        let answer = Answer::from(task.await.expect("the request ran"));
+        let answer = Answer::from(task.await.expect("the request ran").into_http());
         expect::outcome_unknown(&answer);
         expect::nothing_of_the_capture(&answer);
         answers.push(answer);
@@ -82,7 +82,7 @@ async fn concurrent_payments_of_one_payer_whose_settlements_fail_fetch_once() {
     }
     assert_eq!(world.target.hits(), 2, "fetched while its /settle is held");
     world.facilitator.release_settle();
-    let bought = Answer::from(carried.await.expect("the request ran"));
+    let bought = Answer::from(carried.await.expect("the request ran").into_http());
     assert!(bought.is_verdict(), "{bought}");
     assert_eq!(world.target.hits(), 2, "no second fetch");
 }

@@ -130,7 +130,7 @@ async fn a_re_signed_payment_while_the_first_settles_is_pending_and_then_gets_it
         .await
         .expect("the first request answers once released")
         .expect("the first request ran");
-    let carried = Answer::from(carried);
+    let carried = Answer::from(carried.into_http());
     assert!(carried.is_verdict(), "{carried}");
     let after = world.post_check(&second).await;
     assert!(after.is_verdict(), "once delivered, the re-signed retry gets the verdict: {after}");

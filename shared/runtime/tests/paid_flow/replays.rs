@@ -119,7 +119,7 @@ async fn a_duplicate_while_the_first_request_settles_is_in_flight() {
         .await
         .expect("the first request answers once released")
         .expect("the first request ran");
-    let first = crate::world::Answer::from(first);
+    let first = crate::world::Answer::from(first.into_http());
     assert!(first.is_verdict(), "{first}");
     expect::paid_once(&world, &payment, &[first, duplicate]);
 }

@@ -7,23 +7,23 @@ use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue, Method};
 use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::published_keys::KeyPublication;
-use payability_runtime::api::{ApiRequest, ApiResponse, Service};
+use payability_runtime::api::{ApiRequest, Service};
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{UtcDay, UtcMillis};
+pub use payability_tests::answer::Answer;
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::closed_port;
 use rusqlite::types::Value as SqlValue;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::chain::{Chain, Facilitator, Rpc};
 use crate::clock::TestClock;
@@ -53,91 +53,6 @@ pub const MEMO: &str = "/memo";
 
 /// The service under test.
 pub type TestService = Service<PausingStore<SqliteStore>>;
-
-/// A directory under the system temp dir, unique to this process and call, removed on drop.
-struct ScratchDir(PathBuf);
-
-impl ScratchDir {
-    fn new() -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let name = format!("payability-paid-flow-{}-{n}-{nanos}", std::process::id());
-        Self(std::env::temp_dir().join(name))
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A response, read back.
-#[derive(Debug, Clone)]
-pub struct Answer {
-    /// The status code.
-    pub status: u16,
-    /// The headers.
-    pub headers: HeaderMap,
-    /// The body as JSON (`Null` when it is not JSON).
-    pub body: Value,
-}
-
-impl From<ApiResponse> for Answer {
-    fn from(response: ApiResponse) -> Self {
-        let response = response.into_http();
-        let status = response.status().as_u16();
-        let body = serde_json::from_slice(response.body()).unwrap_or(Value::Null);
-        Self { status, headers: response.headers().clone(), body }
-    }
-}
-
-impl std::fmt::Display for Answer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.status, self.body)
-    }
-}
-
-impl Answer {
-    /// `error.rule` of a closed-form error; for a 402 challenge, whose `error` is a string,
-    /// its leading snake_case id (`"<rule>: <sentence>"`) or the whole string.
-    pub fn rule(&self) -> Option<&str> {
-        let error = self.body.get("error")?;
-        if let Some(rule) = error.get("rule").and_then(Value::as_str) {
-            return Some(rule);
-        }
-        let text = error.as_str()?;
-        let id = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
-        match text.split_once(": ") {
-            Some((head, _)) if id(head) => Some(head),
-            _ => Some(text),
-        }
-    }
-
-    /// `error.message` of a closed-form error, else "".
-    pub fn message(&self) -> &str {
-        self.body["error"]["message"].as_str().unwrap_or_default()
-    }
-
-    /// A header's value as text.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    /// A 200 carrying a signed report.
-    pub fn is_verdict(&self) -> bool {
-        self.status == 200
-            && self.body.get("signature").is_some()
-            && self.body.get("state").and_then(Value::as_str).is_some()
-    }
-
-    /// The decoded `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1).
-    pub fn settlement(&self) -> Option<Value> {
-        let raw = self.header("payment-response").or_else(|| self.header("x-payment-response"))?;
-        serde_json::from_slice(&STANDARD.decode(raw).ok()?).ok()
-    }
-}
 
 /// How a request run under [`World::kill_when`] ended.
 #[derive(Debug)]
@@ -202,8 +117,8 @@ impl World {
         let target = Target::start().await;
         let facilitator = Facilitator::start(Arc::clone(&chain)).await;
         let rpc = Rpc::start(Arc::clone(&chain)).await;
-        let dir = ScratchDir::new();
-        let db = dir.0.join("store.sqlite3");
+        let dir = ScratchDir::new("paid-flow");
+        let db = dir.join("store.sqlite3");
         let sqlite = SqliteStore::open(&db).expect("a fresh SQLite store");
         let store = PausingStore::new(sqlite);
         let control = store.control();
@@ -259,7 +174,7 @@ impl World {
     /// Sends one request and reads the answer.
     pub async fn send(&self, request: ApiRequest) -> Answer {
         match tokio::time::timeout(REQUEST_LIMIT, self.service.handle(request)).await {
-            Ok(response) => response.into(),
+            Ok(response) => Answer::from(response.into_http()),
             Err(_) => panic!("the service did not answer within {REQUEST_LIMIT:?}"),
         }
     }
@@ -322,7 +237,7 @@ impl World {
                 Interrupted::Killed
             }
             joined = &mut task => {
-                Interrupted::Finished(joined.expect("the request task ran").into())
+                Interrupted::Finished(joined.expect("the request task ran").into_http().into())
             }
             () = tokio::time::sleep(KILL_WAIT) => {
                 task.abort();
