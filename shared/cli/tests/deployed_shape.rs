@@ -86,6 +86,9 @@ const CONCURRENCY: usize = 4;
 const RACERS: usize = 40;
 /// The signing seed the template's generated secret would hold (64 hex digits there too).
 const SEED: [u8; 32] = [0x5a; 32];
+/// How many times a request that is safe to repeat is sent while watch answers it with its
+/// own relay failure ([`Answer::is_watch_relay_failure`]).
+const RELAY_ATTEMPTS: usize = 3;
 /// The wallet of the free-tier race.
 const RACE_WALLET: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 
@@ -114,6 +117,17 @@ struct Answer {
 impl Answer {
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Watch's own 500 (a text/plain problem document), not an answer of ours (every one
+    /// is JSON): watch 1.9.2 sends it for some of the requests queued while a function's
+    /// first instances start, though the function answered them (its log line says 200).
+    /// Seen on CI at the first `/criteria`, and here: 2 of 400 reads sent while the
+    /// functions started, both queued before the first criteria instance ran.
+    fn is_watch_relay_failure(&self) -> bool {
+        self.status == 500
+            && self.header("content-type").is_some_and(|t| t.starts_with("text/plain"))
+            && self.body["type"] == "https://httpstatuses.com/500"
     }
 }
 
@@ -270,6 +284,29 @@ impl Watch {
     /// A request through the watch URL; a failure panics with the end of watch's log.
     fn call(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
         self.call_within(method, path, headers, body, ANSWER_WITHIN)
+    }
+
+    /// A request that is safe to repeat (a free read, or a refusal that touches nothing),
+    /// sent again while watch answers it with its own relay failure, at most
+    /// [`RELAY_ATTEMPTS`] times in all. Paid requests and counted ones are never repeated:
+    /// a relay failure there fails the test.
+    fn call_repeatable(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+        within: Duration,
+    ) -> Answer {
+        let mut answer = self.call_within(method, path, headers, body, within);
+        for attempt in 2..=RELAY_ATTEMPTS {
+            if !answer.is_watch_relay_failure() {
+                break;
+            }
+            eprintln!("{method} {path}: watch's own 500; attempt {attempt} of {RELAY_ATTEMPTS}");
+            answer = self.call_within(method, path, headers, body, within);
+        }
+        answer
     }
 
     fn call_within(
@@ -437,20 +474,21 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     for (method, path, headers, body, status) in warm_ups {
         let at = Instant::now();
         let within = deadline.saturating_duration_since(at).max(Duration::from_secs(1));
-        let answer = watch.call_within(method, path, headers, body, within);
+        let answer = watch.call_repeatable(method, path, headers, body, within);
         assert_eq!(answer.status, status, "{method} {path}: {answer}\n{}", watch.log_tail());
         eprintln!("{method} {path}: {} after {:.1?}", answer.status, at.elapsed());
     }
     eprintln!("every function built and answering after {:.1?}", started.elapsed());
-    let unpaid = watch.call("GET", "/check", &[], "");
+    let unpaid = watch.call_repeatable("GET", "/check", &[], "", ANSWER_WITHIN);
     let challenge = unpaid.header("payment-required").map(str::to_owned);
     assert!(challenge.is_some(), "the 402 carries PAYMENT-REQUIRED: {unpaid}");
     assert_eq!(unpaid.body["accepts"][0]["resource"], format!("{base}/check"), "{unpaid}");
-    let not_covered = watch.call("POST", "/toll/payability/batch", &[], "{}");
+    let not_covered =
+        watch.call_repeatable("POST", "/toll/payability/batch", &[], "{}", ANSWER_WITHIN);
     assert_eq!(not_covered.body["error"]["rule"], "not_covered", "{not_covered}");
 
     // /criteria publishes the pinned key: the one the check function's seed has.
-    let criteria = watch.call("GET", "/criteria", &[], "");
+    let criteria = watch.call_repeatable("GET", "/criteria", &[], "", ANSWER_WITHIN);
     let keys: Vec<PublicKeyDescriptor> =
         serde_json::from_value(criteria.body["signing_keys"].clone())
             .unwrap_or_else(|e| panic!("signing_keys: {e}: {criteria}"));
@@ -535,7 +573,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
 
     // The metrics function reads what the others counted, and the ledger on DynamoDB holds
     // the two paid entries (fee from getTransaction) and the house entry.
-    let metrics = watch.call("GET", "/metrics", &[], "").body;
+    let metrics = watch.call_repeatable("GET", "/metrics", &[], "", ANSWER_WITHIN).body;
     let today = &metrics["today"];
     let counts = [
         ("precheck", 1),
