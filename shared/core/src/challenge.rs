@@ -37,12 +37,14 @@ pub struct ChallengeTerms<'a> {
     pub memo: &'a str,
 }
 
-/// A challenge ready to serve: the JSON body and the base64 header value.
+/// A challenge ready to serve: the JSON body, the v2 `PaymentRequired` and its header value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OwnChallenge {
     /// The v1 JSON body.
     pub body: Vec<u8>,
-    /// The v2 `PAYMENT-REQUIRED` header value (standard base64 of JSON).
+    /// The v2 `PaymentRequired` JSON (MCP's `structuredContent`).
+    pub v2: Vec<u8>,
+    /// The v2 `PAYMENT-REQUIRED` header value: standard base64 of [`Self::v2`].
     pub payment_required: String,
 }
 
@@ -128,10 +130,11 @@ pub fn own_challenge_with(terms: &ChallengeTerms<'_>, notes: &ChallengeNotes<'_>
         accepts: vec![requirements_v2(terms)],
         extensions: notes.extensions.cloned(),
     };
+    let v2 = serde_json::to_vec(&header).expect("a challenge serializes");
     OwnChallenge {
         body: serde_json::to_vec(&body).expect("a challenge serializes"),
-        payment_required: STANDARD
-            .encode(serde_json::to_vec(&header).expect("a challenge serializes")),
+        payment_required: STANDARD.encode(&v2),
+        v2,
     }
 }
 

@@ -206,3 +206,43 @@ async fn a_function_answers_only_its_own_routes_and_counts_the_rest_by_their_rou
         assert_eq!(object[emf::RULE].as_str(), rule, "{path}: {object}");
     }
 }
+
+/// A `tools/call` over `POST /mcp` of `tool` with `arguments`.
+fn mcp_call(tool: &str, arguments: Value, headers: &[(&'static str, String)]) -> ApiRequest {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}});
+    request("/mcp", body, headers)
+}
+
+/// An MCP tool call is counted as the route the tool is (a house verdict as check's, a free
+/// pre-check as the pre-check's), so the alarms and the dashboard see MCP use; the other
+/// methods are the MCP route's. No line carries the canary.
+#[tokio::test]
+async fn an_mcp_tool_call_is_counted_as_its_route() {
+    emf::capture_on_this_thread();
+    let (_seller, url) = start_seller();
+    let dir = ScratchDir::new("emf-mcp");
+    let service = service(&dir);
+    let house = [("authorization", format!("Bearer {HOUSE_TOKEN}"))];
+
+    let (status, object) = send(&service, mcp_call("check", json!({"url": url}), &house)).await;
+    assert_eq!(status, 200, "MCP answers 200");
+    assert_eq!(object[emf::ROUTE], "check", "{object}");
+    assert_eq!(object[emf::HOUSE_VERDICTS], 1, "{object}");
+    assert!(object[emf::STATE].is_string(), "{object}");
+
+    let arguments = json!({"url": url, "caller": BUYER});
+    let (_, object) = send(&service, mcp_call("precheck", arguments, &[])).await;
+    assert_eq!(
+        (object[emf::ROUTE].clone(), object[emf::FREE_PRECHECKS].clone()),
+        (json!("precheck"), json!(1))
+    );
+
+    let (_, object) = send(&service, mcp_call("memo", json!({"url": url}), &[])).await;
+    assert_eq!(object[emf::ROUTE], "memo", "{object}");
+    assert_eq!(object[emf::FACILITATOR_FAILURES], 1, "no facilitator: {object}");
+
+    let initialize = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {}});
+    let (_, object) = send(&service, request("/mcp", initialize, &[])).await;
+    assert_eq!(object[emf::ROUTE], "mcp", "{object}");
+}

@@ -173,7 +173,10 @@ pub fn object(
     timestamp_ms: u64,
 ) -> Value {
     let telemetry = response.telemetry();
-    let status = response.status().as_u16();
+    let (route, status) = match telemetry.stands_for {
+        Some((tool, status)) => (Some(tool), status.as_u16()),
+        None => (route, response.status().as_u16()),
+    };
     let rule = rule_of(telemetry);
     let state = match route.and_then(Route::paid) {
         Some(_) if status == 200 => state_of(telemetry),

@@ -8,6 +8,7 @@ pub mod config;
 pub mod discovery;
 pub mod emf;
 pub mod errors;
+mod mcp;
 mod paid;
 mod precheck;
 pub mod published_keys;
@@ -98,11 +99,14 @@ pub enum Route {
     LlmsTxt,
     /// `GET /corpus`: the pinned test corpus, as committed.
     Corpus,
+    /// `POST /mcp`: the MCP endpoint (Streamable HTTP, stateless JSON): the free and the paid
+    /// routes as tools.
+    Mcp,
 }
 
 impl Route {
     /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
-    pub const ALL: [Route; 9] = [
+    pub const ALL: [Route; 10] = [
         Self::Criteria,
         Self::Precheck,
         Self::Check,
@@ -112,6 +116,7 @@ impl Route {
         Self::WellKnownX402,
         Self::LlmsTxt,
         Self::Corpus,
+        Self::Mcp,
     ];
 
     /// The route of a path, if it is one of ours: its own path, or the same under
@@ -149,13 +154,14 @@ impl Route {
             Self::WellKnownX402 => "/.well-known/x402",
             Self::LlmsTxt => "/llms.txt",
             Self::Corpus => "/corpus",
+            Self::Mcp => "/mcp",
         }
     }
 
     /// The methods the route answers (any other gets 405 `method_not_allowed`).
     pub fn methods(self) -> &'static [Method] {
         match self {
-            Self::Precheck => &[Method::POST],
+            Self::Precheck | Self::Mcp => &[Method::POST],
             Self::Check | Self::Memo => &[Method::GET, Method::POST],
             Self::Criteria
             | Self::Metrics
@@ -178,6 +184,7 @@ impl Route {
             Self::WellKnownX402 => "well_known_x402",
             Self::LlmsTxt => "llms_txt",
             Self::Corpus => "corpus",
+            Self::Mcp => "mcp",
         }
     }
 
@@ -192,6 +199,7 @@ impl Route {
             Self::Check => "check",
             Self::Memo => "memo",
             Self::Metrics => "metrics",
+            Self::Mcp => "mcp",
         }
     }
 
@@ -244,19 +252,23 @@ impl<S: Stores> Service<S> {
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
+            Route::Mcp => self.mcp(request).await,
             Route::Criteria
             | Route::OpenApi
             | Route::WellKnownX402
             | Route::LlmsTxt
-            | Route::Corpus => {
-                let publication = Publication {
-                    keys: self.config.keys.entries(self.signer.descriptor()),
-                    public_base_url: self.config.public_base_url.clone(),
-                };
-                discovery::answer_document(route, &publication, request)
-                    .unwrap_or_else(|| error(ApiError::NotFound))
-            }
+            | Route::Corpus => self.document(route, request),
         }
+    }
+
+    /// A free document route's answer, from this service's keys and base URL.
+    fn document(&self, route: Route, request: &ApiRequest) -> ApiResponse {
+        let publication = Publication {
+            keys: self.config.keys.entries(self.signer.descriptor()),
+            public_base_url: self.config.public_base_url.clone(),
+        };
+        discovery::answer_document(route, &publication, request)
+            .unwrap_or_else(|| error(ApiError::NotFound))
     }
 }
 

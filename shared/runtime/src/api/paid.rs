@@ -17,21 +17,29 @@ use super::purchase::{PurchaseOutcome, PurchaseRequest};
 use super::respond::{ApiResponse, error, json_response, json_response_bytes};
 use super::service::{Service, Stores};
 
-/// The body of a paid request: the one endpoint to check.
+/// The body of a paid request (and the arguments of a paid MCP tool): the one endpoint to
+/// check.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PaidBody {
-    url: String,
+pub(super) struct PaidBody {
+    /// The endpoint to check, as submitted.
+    pub(super) url: String,
 }
 
 /// Parses a JSON body into `T`, or the closed-form 400 for it.
 pub(super) fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiResponse> {
     let value: Value = serde_json::from_slice(body).map_err(|_| error(ApiError::BodyNotJson))?;
+    fields_of(value).map_err(error)
+}
+
+/// One JSON object's fields as `T` (a body, or an MCP tool's arguments), or
+/// `body_wrong_shape`.
+pub(super) fn fields_of<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ApiError> {
     // One JSON object: serde would also take a struct as an array of its fields.
     if !value.is_object() {
-        return Err(error(ApiError::BodyWrongShape));
+        return Err(ApiError::BodyWrongShape);
     }
-    serde_json::from_value(value).map_err(|_| error(ApiError::BodyWrongShape))
+    serde_json::from_value(value).map_err(|_| ApiError::BodyWrongShape)
 }
 
 /// The submitted URL, vetted free; a refusal is a 400 naming its rule.

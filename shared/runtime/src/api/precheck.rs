@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::ApiRequest;
 use super::discovery::CallStyle;
 use super::errors::{ApiError, Refusal};
-use super::paid::{http_answer, parse_body};
+use super::paid::{fields_of, http_answer};
 use super::respond::{ApiResponse, error, json_response};
 use super::service::{Offer, Service, Stores};
 use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
@@ -45,60 +45,83 @@ struct PrecheckAnswer {
     retention: &'static str,
 }
 
+/// How a pre-check ends short of its signed answer.
+pub(super) enum PrecheckStop {
+    /// A closed-form error.
+    Error(ApiError),
+    /// The caller's free allowance is spent (`refusal` says how): the op asked about is
+    /// offered for pay instead.
+    Exhausted { op: PaidOp, refusal: Refusal },
+}
+
 impl<S: Stores> Service<S> {
+    /// `POST /precheck`: the signed answer, a closed-form error, or (allowance spent) the
+    /// paid op's 402, offered as a POST like the pre-check itself.
     pub(super) async fn precheck(&self, request: &ApiRequest) -> ApiResponse {
         if X402Version::ALL.iter().any(|v| request.headers.contains_key(v.payment_header())) {
             return error(ApiError::PrecheckTakesNoPayment);
         }
-        let body: PrecheckBody = match parse_body(&request.body) {
+        let body = match serde_json::from_slice(&request.body) {
             Ok(body) => body,
-            Err(response) => return response,
+            Err(_) => return error(ApiError::BodyNotJson),
         };
+        match self.precheck_answer(body, request.source_ip).await {
+            Ok(answer) => json_response(StatusCode::OK, &answer),
+            Err(PrecheckStop::Error(refused)) => error(refused),
+            Err(PrecheckStop::Exhausted { op, refusal }) => {
+                let resource_url = match self.route_url(op, request) {
+                    Ok(url) => url,
+                    Err(response) => return response,
+                };
+                match self.fee_payer().await {
+                    Some(fee_payer) => {
+                        let call = CallStyle::Body;
+                        let offer =
+                            Offer { route: op, resource_url: &resource_url, fee_payer, call };
+                        http_answer(self.offered(&offer, refusal))
+                    }
+                    None => error(ApiError::PaymentsUnavailable),
+                }
+            }
+        }
+    }
+
+    /// The signed pre-check of `body` (`{url, caller?, op?}`, from any transport) for a
+    /// caller at `source`, spending its free allowance.
+    pub(super) async fn precheck_answer(
+        &self,
+        body: Value,
+        source: Option<IpAddr>,
+    ) -> Result<Value, PrecheckStop> {
+        let body: PrecheckBody = fields_of(body).map_err(PrecheckStop::Error)?;
         let route = match body.op.as_deref().map(PaidOp::parse) {
             None => PaidOp::Check,
             Some(Some(op)) => op,
-            Some(None) => return error(ApiError::OpUnknown),
+            Some(None) => return Err(PrecheckStop::Error(ApiError::OpUnknown)),
         };
         // Every pre-check spends its source's allowance; one that names a wallet also spends
         // the wallet's. A request whose source is unknown counts against 0.0.0.0 (shared).
         let wallet = match body.caller.as_deref() {
             Some(wallet) => match Base58Id::parse(wallet) {
                 Some(wallet) => Some(wallet),
-                None => {
-                    return error(ApiError::CallerNotAWallet);
-                }
+                None => return Err(PrecheckStop::Error(ApiError::CallerNotAWallet)),
             },
             None => None,
         };
-        let caller = FreeCaller {
-            source: request.source_ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
-            wallet,
-        };
+        let caller =
+            FreeCaller { source: source.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)), wallet };
         let now = (self.clock)();
         match self.store.try_use_both(&caller, now).await {
             Ok(FreeTierDecision::Allowed { .. }) => self.count(Counter::Precheck).await,
             Ok(refused) => {
                 self.count(Counter::FreeTierRefusal).await;
-                let reason = match refused {
+                let refusal = match refused {
                     FreeTierDecision::TooSoon => Refusal::FreeTooSoon,
                     _ => Refusal::FreeDailyCapReached,
                 };
-                let resource_url = match self.route_url(route, request) {
-                    Ok(url) => url,
-                    Err(response) => return response,
-                };
-                return match self.fee_payer().await {
-                    Some(fee_payer) => {
-                        // The exhaustion 402 offers the paid route as a POST, like the
-                        // pre-check itself.
-                        let call = CallStyle::Body;
-                        let offer = Offer { route, resource_url: &resource_url, fee_payer, call };
-                        http_answer(self.offered(&offer, reason))
-                    }
-                    None => error(ApiError::PaymentsUnavailable),
-                };
+                return Err(PrecheckStop::Exhausted { op: route, refusal });
             }
-            Err(_) => return error(ApiError::StoreUnavailable),
+            Err(_) => return Err(PrecheckStop::Error(ApiError::StoreUnavailable)),
         }
         let vetted = vet_target_url(&body.url, self.config.address_rule);
         let texts = published();
@@ -109,7 +132,7 @@ impl<S: Stores> Service<S> {
             }
         };
         let Some(checked_at) = now.to_rfc3339_millis() else {
-            return error(ApiError::ClockOutOfRange);
+            return Err(PrecheckStop::Error(ApiError::ClockOutOfRange));
         };
         let answer = PrecheckAnswer {
             criteria: CRITERIA_ID,
@@ -127,6 +150,6 @@ impl<S: Stores> Service<S> {
         let mut value = serde_json::to_value(&answer).expect("a pre-check answer serialises");
         value["signature"] =
             serde_json::to_value(self.signer.sign(&value)).expect("an envelope serialises");
-        json_response(StatusCode::OK, &value)
+        Ok(value)
     }
 }

@@ -32,6 +32,9 @@ pub struct Telemetry {
     pub house: bool,
     /// The tripwires of a `/metrics` answer.
     pub tripwires: Option<Tripwires>,
+    /// The route and status an MCP tool result stands for: its EMF line counts it as that
+    /// route's answer (a paid verdict as the paid route's, a pre-check as the pre-check's).
+    pub stands_for: Option<(super::Route, StatusCode)>,
 }
 
 /// The tripwire flags a `/metrics` answer publishes.
@@ -90,6 +93,12 @@ impl ApiResponse {
     /// Records the rule id of an error answer or a refusal.
     pub(super) fn with_rule(mut self, rule: &'static str) -> Self {
         self.telemetry.rule = Some(rule);
+        self
+    }
+
+    /// Records another answer's telemetry (an MCP tool result's, on its JSON-RPC answer).
+    pub(super) fn with_telemetry(mut self, telemetry: Telemetry) -> Self {
+        self.telemetry = telemetry;
         self
     }
 

@@ -34,11 +34,13 @@ pub enum Reader {
     Memo,
     /// The metrics function.
     Metrics,
+    /// The MCP function (every tool: what precheck, check and memo read).
+    Mcp,
 }
 
 impl Reader {
     /// Every reader, in the table's order.
-    pub const ALL: [Reader; 7] = [
+    pub const ALL: [Reader; 8] = [
         Reader::Serve,
         Reader::Cli,
         Reader::Criteria,
@@ -46,6 +48,7 @@ impl Reader {
         Reader::Check,
         Reader::Memo,
         Reader::Metrics,
+        Reader::Mcp,
     ];
 
     /// The Lambda function binary this reader is (`template.yaml`'s `Binary`), if it is one.
@@ -57,6 +60,7 @@ impl Reader {
             Self::Check => Some("check"),
             Self::Memo => Some("memo"),
             Self::Metrics => Some("metrics"),
+            Self::Mcp => Some("mcp"),
         }
     }
 
@@ -193,18 +197,26 @@ impl Var<AddressRule> {
 }
 
 /// Serve and the functions that build the whole service.
-const SERVICE: &[Reader] = &[Reader::Serve, Reader::Precheck, Reader::Check, Reader::Memo];
+const SERVICE: &[Reader] =
+    &[Reader::Serve, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp];
 /// Serve and the functions that take house checks.
-const HOUSE: &[Reader] = &[Reader::Serve, Reader::Check, Reader::Memo];
+const HOUSE: &[Reader] = &[Reader::Serve, Reader::Check, Reader::Memo, Reader::Mcp];
 /// Everything that opens the store.
-const STORE_READERS: &[Reader] =
-    &[Reader::Serve, Reader::Cli, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Metrics];
+const STORE_READERS: &[Reader] = &[
+    Reader::Serve,
+    Reader::Cli,
+    Reader::Precheck,
+    Reader::Check,
+    Reader::Memo,
+    Reader::Metrics,
+    Reader::Mcp,
+];
 /// Everything that fetches a target or signs locally.
 const LOCAL: &[Reader] =
-    &[Reader::Serve, Reader::Cli, Reader::Precheck, Reader::Check, Reader::Memo];
+    &[Reader::Serve, Reader::Cli, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp];
 /// Everything that publishes the keys or checks the seed against the pinned key.
 const PINNED: &[Reader] =
-    &[Reader::Serve, Reader::Criteria, Reader::Precheck, Reader::Check, Reader::Memo];
+    &[Reader::Serve, Reader::Criteria, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp];
 /// What publishes the key history.
 const PUBLISHING: &[Reader] = &[Reader::Serve, Reader::Criteria];
 
@@ -214,7 +226,9 @@ pub const OPERATOR_WALLET: Var<Base58Id> = Var {
         name: "PAYABILITY_OPERATOR_WALLET",
         purpose: "the Solana wallet that is paid (`payTo` of every offer)",
         value: "a base58 Solana public key",
-        default: WhenUnset::Means("none: serve and the precheck, check and memo functions need it"),
+        default: WhenUnset::Means(
+            "none: serve and the precheck, check, memo and mcp functions need it",
+        ),
         readers: SERVICE,
         deployed: Deployed::Template,
     },
@@ -443,7 +457,7 @@ pub const BOC_VALET_ORIGIN: Var<String> = Var {
         purpose: "the Bank of Canada Valet origin for CAD rates (tests point it at loopback)",
         value: "an http(s) URL",
         default: WhenUnset::Value("https://www.bankofcanada.ca"),
-        readers: &[Reader::Serve, Reader::Cli, Reader::Check, Reader::Memo],
+        readers: &[Reader::Serve, Reader::Cli, Reader::Check, Reader::Memo, Reader::Mcp],
         deployed: Deployed::Never("a test stand-in for the Bank of Canada Valet origin"),
     },
     parse: parse::http_url,

@@ -1,14 +1,15 @@
 //! The request killed at each point of the paid flow (or run to its end with its answer
-//! lost), then the same payment retried past the in-flight window: whatever the point, the
-//! money moves at most once and, once it moved, buys one verdict (delivered again, at most
-//! three times, when its answer may have been lost), one ledger row and one paid count.
+//! lost), then the same payment retried past the in-flight window, over each transport (HTTP
+//! and MCP): whatever the point, the money moves at most once and, once it moved, buys one
+//! verdict (delivered again, at most three times, when its answer may have been lost), one
+//! ledger row and one paid count.
 
 use std::time::Duration;
 
 use crate::chain::SettleMode;
 use crate::expect;
 use crate::pausing_store::Point;
-use crate::world::{CHECK, Interrupted, World};
+use crate::world::{CHECK, Interrupted, Transport, World};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
@@ -32,13 +33,22 @@ enum Cut {
     AnswerLost,
 }
 
+/// [`killed_then_retried_via`] over each transport.
+async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
+    for transport in Transport::ALL {
+        killed_then_retried_via(transport, cut, marker).await;
+    }
+}
+
 /// Kills the first request at `cut` (leaving its claim at `marker`), retries past the
 /// in-flight window, and checks that the payment bought exactly one verdict and was settled
-/// once.
-async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
+/// once; every request over `transport`.
+async fn killed_then_retried_via(transport: Transport, cut: Cut, marker: Option<&str>) {
     let world = World::start().await;
-    let payment = world.fresh_payment().await;
-    let request = world.request(CHECK, Some(&payment));
+    let payment = world.fresh_payment_via(transport).await;
+    let target = world.target.url();
+    let request = world.request_via(transport, CHECK, Some(&payment), &target);
+    let case = format!("{transport:?}, {cut:?}");
     let killed = match cut {
         Cut::Store(point) => world.kill_at(point, request).await,
         Cut::DuringFetch => {
@@ -80,21 +90,22 @@ async fn killed_then_retried(cut: Cut, marker: Option<&str>) {
             Interrupted::Killed
         }
     };
-    assert!(matches!(killed, Interrupted::Killed), "{cut:?}: the request died there: {killed:?}");
-    assert_eq!(world.marker().as_deref(), marker, "{cut:?}: where the claim was left");
+    assert!(matches!(killed, Interrupted::Killed), "{case}: the request died there: {killed:?}");
+    assert_eq!(world.marker().as_deref(), marker, "{case}: where the claim was left");
     world.target.release();
     world.facilitator.release_settle();
     world.facilitator.set_settle_mode(SettleMode::Normal);
-    assert!(world.facilitator.settle_calls() <= 1, "{cut:?}");
+    assert!(world.facilitator.settle_calls() <= 1, "{case}");
 
     world.advance(PAST_IN_FLIGHT);
-    let retry = world.post_check(&payment).await;
-    assert!(retry.is_verdict(), "{cut:?}: the retry gets the verdict: {retry}");
+    let retry = world.buy(transport, &payment).await;
+    assert!(retry.is_verdict(), "{case}: the retry gets the verdict: {retry}");
     let settlement = retry.settlement().expect("a PAYMENT-RESPONSE header");
-    assert_eq!(settlement["transaction"], payment.landed_signature().as_str(), "{cut:?}");
-    let again = world.post_check(&payment).await;
-    assert!(again.is_verdict(), "{cut:?}: delivered, presented again: {again}");
-    let elsewhere = world.send(world.request_about(CHECK, Some(&payment), OTHER_URL)).await;
+    assert_eq!(settlement["transaction"], payment.landed_signature().as_str(), "{case}");
+    let again = world.buy(transport, &payment).await;
+    assert!(again.is_verdict(), "{case}: delivered, presented again: {again}");
+    let elsewhere =
+        world.send(world.request_via(transport, CHECK, Some(&payment), OTHER_URL)).await;
     expect::conflict(&elsewhere, "payment_already_used");
     expect::paid_once(&world, &payment, &[retry, again, elsewhere]);
 }
@@ -144,25 +155,33 @@ async fn a_settled_undelivered_payment_resumes_at_most_three_times() {
 
 #[tokio::test]
 async fn a_settle_that_never_lands_is_not_settled_once_its_blockhash_expires() {
+    for transport in Transport::ALL {
+        a_settle_that_never_lands_via(transport).await;
+    }
+}
+
+/// The settle answer is never a clean success, over `transport`: the outcome is unknown (retry
+/// the same payment) until the chain says the transaction can no longer land.
+async fn a_settle_that_never_lands_via(transport: Transport) {
     let world = World::start().await;
-    let payment = world.fresh_payment().await;
+    let payment = world.fresh_payment_via(transport).await;
     world.facilitator.set_settle_mode(SettleMode::Refuse);
-    let first = world.post_check(&payment).await;
+    let first = world.buy(transport, &payment).await;
     expect::outcome_unknown(&first);
     assert_eq!(world.marker().as_deref(), Some("settling"));
     world.facilitator.set_settle_mode(SettleMode::Normal);
 
     world.advance(PAST_IN_FLIGHT);
-    let unknown = world.post_check(&payment).await;
+    let unknown = world.buy(transport, &payment).await;
     expect::outcome_unknown(&unknown);
     assert_eq!(world.marker().as_deref(), Some("settling"), "still maybe landing");
 
     assert!(world.rpc.calls("isBlockhashValid") >= 1, "the chain was asked");
     world.rpc.expire_blockhashes();
-    let not_settled = world.post_check(&payment).await;
+    let not_settled = world.buy(transport, &payment).await;
     assert_eq!((not_settled.status, not_settled.rule()), (402, Some("payment_not_settled")));
     assert_eq!(world.marker().as_deref(), Some("not_settled"));
-    let again = world.post_check(&payment).await;
+    let again = world.buy(transport, &payment).await;
     assert_eq!((again.status, again.rule()), (402, Some("payment_not_settled")), "{again}");
 
     assert_eq!(world.facilitator.settle_calls(), 1, "settled (tried) once");

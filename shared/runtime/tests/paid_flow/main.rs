@@ -34,6 +34,7 @@ mod http_conventions;
 mod identifiers;
 mod kill_points;
 mod latency;
+mod mcp;
 mod replays;
 mod settlement;
 mod telemetry;

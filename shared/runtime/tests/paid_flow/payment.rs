@@ -87,34 +87,38 @@ impl Payment {
 
     /// The header name and value to send.
     pub fn header(&self) -> (&'static str, String) {
+        let name = match self.envelope {
+            Envelope::V2 { .. } => "payment-signature",
+            Envelope::V1 => "x-payment",
+        };
+        (name, STANDARD.encode(self.payload().to_string()))
+    }
+
+    /// The `PaymentPayload` JSON (what the header carries in base64, and MCP's
+    /// `_meta["x402/payment"]`).
+    pub fn payload(&self) -> Value {
         let transaction = match self.encoding {
             Encoding::Padded => STANDARD.encode(&self.transaction),
             Encoding::Unpadded => STANDARD_NO_PAD.encode(&self.transaction),
         };
-        let (name, mut payload) = match &self.envelope {
-            Envelope::V2 { resource, accepted } => (
-                "payment-signature",
-                json!({
-                    "x402Version": 2,
-                    "resource": resource,
-                    "accepted": accepted,
-                    "payload": {"transaction": transaction},
-                }),
-            ),
-            Envelope::V1 => (
-                "x-payment",
-                json!({
-                    "x402Version": 1,
-                    "scheme": "exact",
-                    "network": "solana",
-                    "payload": {"transaction": transaction},
-                }),
-            ),
+        let mut payload = match &self.envelope {
+            Envelope::V2 { resource, accepted } => json!({
+                "x402Version": 2,
+                "resource": resource,
+                "accepted": accepted,
+                "payload": {"transaction": transaction},
+            }),
+            Envelope::V1 => json!({
+                "x402Version": 1,
+                "scheme": "exact",
+                "network": "solana",
+                "payload": {"transaction": transaction},
+            }),
         };
         if let Some(extensions) = &self.extensions {
             payload["extensions"] = extensions.clone();
         }
-        (name, STANDARD.encode(payload.to_string()))
+        payload
     }
 
     /// The message bytes (what the signatures sign; the payment's identity).

@@ -10,10 +10,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue, Method};
 use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
+use payability_runtime::api::errors::ApiError;
 use payability_runtime::api::published_keys::KeyPublication;
 use payability_runtime::api::{ApiRequest, Service};
 use payability_runtime::store::choice::StoreChoice;
@@ -23,7 +26,7 @@ pub use payability_tests::answer::Answer;
 use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::closed_port;
 use rusqlite::types::Value as SqlValue;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::chain::{Chain, Facilitator, Rpc};
 use crate::clock::TestClock;
@@ -50,6 +53,22 @@ const KILL_WAIT: Duration = Duration::from_secs(20);
 pub const CHECK: &str = "/check";
 /// `POST /memo`.
 pub const MEMO: &str = "/memo";
+/// The MCP endpoint.
+pub const MCP: &str = "/mcp";
+
+/// How a paid request travels: the two transports of one purchase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// `POST /check` (or `/memo`) with the payment header.
+    Http,
+    /// `POST /mcp`: `tools/call` of the op's tool, the payment in `_meta`.
+    Mcp,
+}
+
+impl Transport {
+    /// Both transports.
+    pub const ALL: [Transport; 2] = [Self::Http, Self::Mcp];
+}
 
 /// The service under test.
 pub type TestService = Service<PausingStore<SqliteStore>>;
@@ -167,13 +186,35 @@ impl World {
 
     /// A paid-route request about `url`, with a payment header when given.
     pub fn request_about(&self, path: &str, payment: Option<&Payment>, url: &str) -> ApiRequest {
-        let n = self.requests.fetch_add(1, Ordering::SeqCst);
-        paid_request(path, payment, url, format!("paid-flow-{n}"))
+        self.request_via(Transport::Http, path, payment, url)
     }
 
-    /// Sends one request and reads the answer.
+    /// A paid request for the op of `path` (`/check`, `/memo`) about `url` over `transport`.
+    pub fn request_via(
+        &self,
+        transport: Transport,
+        path: &str,
+        payment: Option<&Payment>,
+        url: &str,
+    ) -> ApiRequest {
+        let n = self.requests.fetch_add(1, Ordering::SeqCst);
+        let id = format!("paid-flow-{n}");
+        match transport {
+            Transport::Http => paid_request(path, payment, url, id),
+            Transport::Mcp => mcp_request(path.trim_start_matches('/'), payment, url, n, id),
+        }
+    }
+
+    /// `/check` about the target with `payment`, over `transport`.
+    pub async fn buy(&self, transport: Transport, payment: &Payment) -> Answer {
+        self.send(self.request_via(transport, CHECK, Some(payment), &self.target.url())).await
+    }
+
+    /// Sends one request and reads the answer (an MCP answer as [`mcp_answer`] reads it).
     pub async fn send(&self, request: ApiRequest) -> Answer {
+        let mcp = request.path == MCP;
         match tokio::time::timeout(REQUEST_LIMIT, self.service.handle(request)).await {
+            Ok(response) if mcp => mcp_answer(response.into_http()),
             Ok(response) => Answer::from(response.into_http()),
             Err(_) => panic!("the service did not answer within {REQUEST_LIMIT:?}"),
         }
@@ -211,6 +252,14 @@ impl World {
     /// A fresh v2 payment for `/check`.
     pub async fn fresh_payment(&self) -> Payment {
         self.payment_for(CHECK).await
+    }
+
+    /// A fresh v2 payment for `/check`, answering the challenge `transport` serves.
+    pub async fn fresh_payment_via(&self, transport: Transport) -> Payment {
+        let unpaid = self.request_via(transport, CHECK, None, &self.target.url());
+        let challenge = self.send(unpaid).await;
+        assert_eq!(challenge.status, 402, "{transport:?}: an unpaid call gets a challenge");
+        Payment::v2(challenge.header("payment-required").expect("a v2 challenge"))
     }
 
     /// Runs the request as its own task and aborts it where the store stops at `point`.
@@ -333,6 +382,71 @@ fn text(row: &BTreeMap<String, SqlValue>, column: &str) -> Option<String> {
         Some(SqlValue::Text(text)) => Some(text.clone()),
         _ => None,
     }
+}
+
+/// `tools/call` of the paid tool `tool` about `url` (JSON-RPC id `id`) from loopback, with the
+/// payment in `_meta["x402/payment"]` as the official Python client sends it (every absent
+/// member an explicit null: `"extensions": null`).
+pub fn mcp_request(
+    tool: &str,
+    payment: Option<&Payment>,
+    url: &str,
+    id: usize,
+    request_id: String,
+) -> ApiRequest {
+    let mut params = json!({"name": tool, "arguments": {"url": url}});
+    if let Some(payment) = payment {
+        let mut payload = payment.payload();
+        if payload.get("extensions").is_none() {
+            payload["extensions"] = Value::Null;
+        }
+        params["_meta"] = json!({"x402/payment": payload});
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    headers.insert("accept", HeaderValue::from_static("application/json, text/event-stream"));
+    ApiRequest {
+        method: Method::POST,
+        path: MCP.to_owned(),
+        query: None,
+        headers,
+        body: body.to_string().into_bytes(),
+        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        public_base_url: None,
+        request_id,
+    }
+}
+
+/// An MCP tool result read as the HTTP answer it stands for, so that one set of assertions
+/// holds for both transports: `structuredContent` as the body; the status 200 for a result,
+/// 402 for a challenge (`accepts`), else the status of the error's rule; the challenge as
+/// `PAYMENT-REQUIRED` and `_meta["x402/payment-response"]` as `PAYMENT-RESPONSE`, base64.
+pub fn mcp_answer(response: http::Response<Vec<u8>>) -> Answer {
+    assert_eq!(response.status(), 200, "MCP answers every request 200");
+    let rpc: Value = serde_json::from_slice(response.body()).expect("a JSON-RPC answer");
+    let result = &rpc["result"];
+    assert!(result.is_object(), "a tool result, not a JSON-RPC error: {rpc}");
+    let body = result["structuredContent"].clone();
+    let text = result["content"][0]["text"].as_str().expect("one text item");
+    assert_eq!(serde_json::from_str::<Value>(text).ok(), Some(body.clone()), "text = structured");
+    let mut headers = HeaderMap::new();
+    let encoded = |value: &Value| HeaderValue::from_str(&STANDARD.encode(value.to_string()));
+    let status = if result["isError"] != true {
+        200
+    } else if body.get("accepts").is_some() {
+        headers.insert("payment-required", encoded(&body).expect("base64"));
+        402
+    } else {
+        let rule = body["error"]["rule"].as_str().expect("a closed-form error");
+        let known = ApiError::all().into_iter().find(|e| e.rule() == rule);
+        known.expect("one of our rules").status().as_u16()
+    };
+    if let Some(settlement) = result["_meta"].get("x402/payment-response") {
+        headers.insert("payment-response", encoded(settlement).expect("base64"));
+    }
+    let bytes = body.to_string().into_bytes();
+    Answer { status, headers, bytes, body }
 }
 
 /// A paid-route request (`POST` with the JSON body `{"url"}`) from loopback, with a payment

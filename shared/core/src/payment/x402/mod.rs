@@ -1,5 +1,5 @@
 //! x402 payments: the typed wire objects ([`wire`]), the two versions ([`version`]), decoding
-//! `X-PAYMENT` (v1) and `PAYMENT-SIGNATURE` (v2), and matching a v2 payment's `accepted` to
+//! `X-PAYMENT` (v1), `PAYMENT-SIGNATURE` (v2) and MCP's `_meta["x402/payment"]`, and matching a v2 payment's `accepted` to
 //! the requirements we issued.
 //!
 //! Formats follow coinbase/x402 `specs/transports-v1/http.md`, `specs/transports-v2/http.md`,
@@ -133,10 +133,10 @@ impl PaymentRefusal {
         match self {
             Self::HeaderTooLarge => "the payment header is longer than 16384 bytes",
             Self::HeaderMalformed => {
-                "the payment header is not base64 of a JSON object with a numeric x402Version"
+                "the payment is not a JSON object with a numeric x402Version (in a header: base64 of one)"
             }
             Self::VersionUnsupported => {
-                "X-PAYMENT must carry x402Version 1 and PAYMENT-SIGNATURE x402Version 2"
+                "X-PAYMENT must carry x402Version 1, PAYMENT-SIGNATURE and MCP's x402/payment x402Version 2"
             }
             Self::PayloadMalformed => {
                 "payload.transaction must be base64 of a Solana wire transaction of at most 1232 bytes, and (v2) accepted an object"
@@ -190,6 +190,16 @@ pub fn decode_payment_header(
     let json = PAYMENT_BASE64.decode(trimmed).map_err(|_| PaymentRefusal::HeaderMalformed)?;
     let payload: Value =
         serde_json::from_slice(&json).map_err(|_| PaymentRefusal::HeaderMalformed)?;
+    decode_payment_payload(version, payload)
+}
+
+/// Decodes a `PaymentPayload` a transport received as JSON (a header, once base64 and
+/// JSON are undone, or MCP's `_meta["x402/payment"]`) for `version`: the checks of
+/// [`decode_payment_header`] past its two encodings.
+pub fn decode_payment_payload(
+    version: X402Version,
+    payload: Value,
+) -> Result<DecodedPayment, PaymentRefusal> {
     let object = payload.as_object().ok_or(PaymentRefusal::HeaderMalformed)?;
     let declared = object
         .get("x402Version")

@@ -33,6 +33,8 @@ pub enum CallStyle {
     Query,
     /// `POST` with the JSON body `{"url": "<endpoint>"}`.
     Body,
+    /// MCP `tools/call` of the op's tool with the arguments `{"url": "<endpoint>"}`.
+    Mcp,
 }
 
 impl CallStyle {
@@ -42,11 +44,11 @@ impl CallStyle {
         if method == Method::GET || method == Method::HEAD { Self::Query } else { Self::Body }
     }
 
-    /// The method the description names.
+    /// The HTTP method the description names (an MCP call is a POST of JSON-RPC).
     pub fn method(self) -> &'static str {
         match self {
             Self::Query => "GET",
-            Self::Body => "POST",
+            Self::Body | Self::Mcp => "POST",
         }
     }
 }
@@ -61,10 +63,11 @@ pub struct RouteDescription {
     pub output_schema: Value,
 }
 
-/// Built once: (check, memo) x (query, body).
-static DESCRIPTIONS: LazyLock<[[RouteDescription; 2]; 2]> = LazyLock::new(|| {
-    [PaidOp::Check, PaidOp::Memo]
-        .map(|route| [CallStyle::Query, CallStyle::Body].map(|style| describe(route, style)))
+/// Built once: (check, memo) x (query, body, MCP).
+static DESCRIPTIONS: LazyLock<[[RouteDescription; 3]; 2]> = LazyLock::new(|| {
+    [PaidOp::Check, PaidOp::Memo].map(|route| {
+        [CallStyle::Query, CallStyle::Body, CallStyle::Mcp].map(|style| describe(route, style))
+    })
 });
 
 /// The description of a paid route for a call style.
@@ -76,6 +79,7 @@ pub fn description(route: PaidOp, style: CallStyle) -> &'static RouteDescription
     let s = match style {
         CallStyle::Query => 0,
         CallStyle::Body => 1,
+        CallStyle::Mcp => 2,
     };
     &DESCRIPTIONS[r][s]
 }
@@ -111,6 +115,24 @@ fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
                 "additionalProperties": false,
             }),
         ),
+        CallStyle::Mcp => (
+            json!({
+                "type": "mcp", "tool": route.as_str(), "transport": "streamable-http",
+                "inputSchema": mcp_input_schema(), "example": {"url": EXAMPLE_URL},
+            }),
+            json!({
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "const": "mcp"},
+                    "tool": {"type": "string", "const": route.as_str()},
+                    "transport": {"type": "string", "enum": ["streamable-http"]},
+                    "inputSchema": {"type": "object"},
+                    "example": request,
+                },
+                "required": ["type", "tool", "inputSchema"],
+                "additionalProperties": false,
+            }),
+        ),
     };
     let abridged = json!({
         "op": example["op"],
@@ -140,12 +162,13 @@ fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
         },
     });
     let url_field = json!({"type": "string", "required": true, "description": URL_DESCRIPTION});
+    // MCP payments are v2 only: an MCP call's v1 leg is never served, and describes the POST.
     let v1_input = match style {
         CallStyle::Query => json!({
             "type": "http", "method": "GET", "discoverable": true,
             "queryParams": {"url": url_field},
         }),
-        CallStyle::Body => json!({
+        CallStyle::Body | CallStyle::Mcp => json!({
             "type": "http", "method": "POST", "discoverable": true, "bodyType": "json",
             "bodyFields": {"url": url_field},
         }),
@@ -154,6 +177,17 @@ fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
         extensions: json!({"bazaar": bazaar}),
         output_schema: json!({"input": v1_input, "output": example}),
     }
+}
+
+/// The `inputSchema` of a paid MCP tool (`tools/list` and the bazaar MCP form): the one
+/// endpoint to check, nothing else.
+pub fn mcp_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"url": {"type": "string", "description": URL_DESCRIPTION}},
+        "required": ["url"],
+        "additionalProperties": false,
+    })
 }
 
 /// When every example was checked: a fixed instant.

@@ -32,6 +32,9 @@ pub(super) fn llms_txt(base: &Base) -> String {
          (`url_too_long_for_get`): its paid retry would not pass an API gateway; use POST.\n\
          - `POST {precheck}` with `{{\"url\", \"op\"?, \"caller\"?}}`: free, the URL policy only \
          (no fetch; 100 a day, 5,000 ms apart).\n\
+         - `POST {mcp}`: the same as MCP tools (Streamable HTTP, stateless JSON-RPC): \
+         `criteria`, `precheck`, and `check` and `memo` paid with x402 v2 in \
+         `params._meta[\"x402/payment\"]`.\n\
          \n\
          ## Pay\n\
          \n\
@@ -57,6 +60,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
          `corpus_replay` in {criteria})\n\
          - {well_known}: the paid resources\n",
         base = base.url(""),
+        mcp = url(Route::Mcp),
         check_states = texts.states.join(", "),
         memo_states = texts.memo_op.states.join(", "),
         get_bytes = crate::api::MAX_GET_RESOURCE_URL_BYTES,

@@ -14,9 +14,12 @@ mod schemas;
 
 use http::StatusCode;
 use payability_core::criteria::SigningKeyEntry;
+use payability_core::op::PaidOp;
 use serde_json::{Value, json};
 
-pub use bazaar::{CallStyle, EXAMPLE_URL, RouteDescription, description, example_report};
+pub use bazaar::{
+    CallStyle, EXAMPLE_URL, RouteDescription, description, example_report, mcp_input_schema,
+};
 pub use openapi::openapi_document;
 pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifier_declaration};
 
@@ -45,6 +48,22 @@ pub fn well_known_x402(base: &Base) -> Value {
     let resources: Vec<String> =
         Route::ALL.into_iter().filter(|r| r.paid().is_some()).map(|r| base.url(r.path())).collect();
     json!({"version": 1, "resources": resources})
+}
+
+/// The JSON Schema of a document OpenAPI publishes under `name` (`CheckReport`,
+/// `MemoReport`, `PrecheckAnswer`), standing alone: the reference, with every component
+/// beside it (an MCP tool's `outputSchema`).
+pub fn standalone_schema(name: &str) -> Value {
+    json!({
+        "type": "object",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": {"schemas": schemas::components()},
+    })
+}
+
+/// The OpenAPI schema name of a paid op's signed report.
+pub fn report_schema_name(op: PaidOp) -> &'static str {
+    schemas::report_schema_name(op)
 }
 
 /// The answer of a free document route (`None` for any other route). The documents that name
@@ -79,7 +98,7 @@ pub(super) fn answer_document(
             ),
             Err(refusal) => refusal,
         },
-        Route::Precheck | Route::Check | Route::Memo | Route::Metrics => return None,
+        Route::Precheck | Route::Check | Route::Memo | Route::Metrics | Route::Mcp => return None,
     };
     Some(answer)
 }

@@ -196,6 +196,23 @@ fn operation(route: Route, method: &Method) -> Value {
                 }),
             );
         }
+        Route::Mcp => {
+            operation["description"] = json!(
+                "MCP's Streamable HTTP transport, stateless (JSON answers, no session, no SSE                  stream): JSON-RPC 2.0 initialize, ping, tools/list and tools/call of the tools                  criteria and precheck (free) and check and memo (paid, x402 v2 in                  params._meta[\"x402/payment\"], the settlement in result._meta[\"x402/payment-response\"]).                  Every request is answered 200 with a JSON-RPC response (errors included); a                  notification 202 with no body. See docs/mcp.md."
+            );
+            operation["requestBody"] = json!({
+                "required": true,
+                "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
+            });
+            responses.insert(
+                "200".into(),
+                document_response(
+                    "a JSON-RPC 2.0 response (result or error)",
+                    json!({"type": "object", "required": ["jsonrpc", "id"]}),
+                ),
+            );
+            responses.insert("202".into(), json!({"description": "a notification, accepted"}));
+        }
         Route::Corpus => {
             responses.insert("200".into(), document_response(
                 "the corpus file as committed; its pin is the SHA-256 of its RFC 8785 serialization without sha256",
@@ -241,6 +258,9 @@ fn summary(route: Route, method: &Method) -> String {
         Route::WellKnownX402 => "Free: the paid resources (x402 discovery)".into(),
         Route::LlmsTxt => "Free: a short text for agents".into(),
         Route::Corpus => "Free: the pinned test corpus, as committed".into(),
+        Route::Mcp => format!(
+            "MCP (Streamable HTTP, stateless JSON): the free tools and the paid ones (${price} each)"
+        ),
     }
 }
 

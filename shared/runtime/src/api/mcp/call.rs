@@ -1,0 +1,202 @@
+//! `tools/call`: a tool's answer as an MCP tool result. The answer is the one the route gives
+//! over HTTP (the same functions, the same closed-form errors, the same purchase), its JSON
+//! carried twice as MCP asks: as `structuredContent` and, the same bytes, as the one text
+//! item. Anything but a delivered answer is `isError`; a paid tool's challenge is the v2
+//! `PaymentRequired` (MCP payments are v2 only), and the settlement answer, when there is
+//! one, is `_meta["x402/payment-response"]`.
+
+use http::StatusCode;
+use payability_core::op::PaidOp;
+use payability_core::payment::x402::{
+    DecodedPayment, PaymentRefusal, SettlementResponse, X402Version, decode_payment_payload,
+};
+use payability_core::policy::vet_target_url;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::RpcError;
+use super::tools::Tool;
+use crate::api::ApiRequest;
+use crate::api::Route;
+use crate::api::discovery::CallStyle;
+use crate::api::errors::ApiError;
+use crate::api::paid::{PaidBody, fields_of};
+use crate::api::precheck::PrecheckStop;
+use crate::api::purchase::{PurchaseOutcome, PurchaseRequest};
+use crate::api::respond::{ApiResponse, Telemetry, error, json_response, json_response_bytes};
+use crate::api::service::{Service, Stores};
+
+/// The `_meta` key of the payment a paid call carries.
+const PAYMENT_META_KEY: &str = "x402/payment";
+
+/// The `params` of `tools/call`.
+#[derive(Deserialize)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Map<String, Value>>,
+}
+
+/// An MCP tool result (`CallToolResult`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ToolResult {
+    content: [TextContent; 1],
+    structured_content: Box<RawValue>,
+    is_error: bool,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<SettlementMeta>,
+    /// What the log line and the EMF line read of the answer.
+    #[serde(skip)]
+    telemetry: Telemetry,
+}
+
+/// A text content item.
+#[derive(Serialize)]
+struct TextContent {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+}
+
+/// The `_meta` of a result that answers a payment.
+#[derive(Serialize)]
+struct SettlementMeta {
+    #[serde(rename = "x402/payment-response")]
+    payment_response: SettlementResponse,
+}
+
+impl ToolResult {
+    /// The result of `tool` carrying an answer's JSON body (`isError` unless it is a 2xx),
+    /// with its telemetry, standing for the route's answer.
+    fn of(tool: Tool, response: ApiResponse, settlement: Option<SettlementResponse>) -> Self {
+        let status = response.status();
+        let telemetry =
+            Telemetry { stands_for: Some((tool.route(), status)), ..*response.telemetry() };
+        let text = String::from_utf8(response.body().to_vec()).expect("our answers are UTF-8 JSON");
+        let structured_content = RawValue::from_string(text.clone()).expect("our answers are JSON");
+        Self {
+            content: [TextContent { kind: "text", text }],
+            structured_content,
+            is_error: !status.is_success(),
+            meta: settlement.map(|payment_response| SettlementMeta { payment_response }),
+            telemetry,
+        }
+    }
+
+    /// What the log line and the EMF line read of this result.
+    pub(super) fn telemetry(&self) -> &Telemetry {
+        &self.telemetry
+    }
+}
+
+/// The payment in `_meta["x402/payment"]`: a v2 `PaymentPayload` object, decoded without the
+/// top-level members the official client sends as explicit nulls (it dumps its model with
+/// every absent field, `"resource": null`, `"extensions": null`), so that the facilitator
+/// gets what an HTTP client would have sent.
+fn payment_of(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
+    let Value::Object(fields) = value else {
+        return Err(PaymentRefusal::HeaderMalformed);
+    };
+    let present: Map<String, Value> =
+        fields.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    decode_payment_payload(X402Version::V2, Value::Object(present))
+}
+
+impl<S: Stores> Service<S> {
+    /// `tools/call`: the named tool's result; params of another shape or a tool that is not
+    /// ours are a JSON-RPC error.
+    pub(super) async fn call_tool(
+        &self,
+        request: &ApiRequest,
+        params: Value,
+    ) -> Result<ToolResult, RpcError> {
+        let params: CallParams =
+            serde_json::from_value(params).map_err(|_| RpcError::InvalidParams)?;
+        let tool = Tool::named(&params.name).ok_or(RpcError::InvalidParams)?;
+        let arguments = match params.arguments {
+            None => json!({}),
+            Some(arguments @ Value::Object(_)) => arguments,
+            Some(_) => return Err(RpcError::InvalidParams),
+        };
+        let payment = params.meta.as_ref().and_then(|meta| meta.get(PAYMENT_META_KEY));
+        Ok(match tool {
+            // A free tool never reads a payment: nothing is verified, nothing settled.
+            Tool::Criteria => ToolResult::of(tool, self.document(Route::Criteria, request), None),
+            Tool::Precheck if payment.is_some() => {
+                ToolResult::of(tool, error(ApiError::PrecheckTakesNoPayment), None)
+            }
+            Tool::Precheck => self.precheck_result(arguments, request).await,
+            Tool::Paid(op) => {
+                self.paid_result(op, arguments, payment.map(payment_of), request).await
+            }
+        })
+    }
+
+    /// The pre-check tool: the signed answer or a closed-form error. A spent allowance is the
+    /// refusal as an error naming the paid tool to call instead (no challenge: the official
+    /// client would pay it and retry the pre-check, which takes no payment).
+    async fn precheck_result(&self, arguments: Value, request: &ApiRequest) -> ToolResult {
+        let answer = match self.precheck_answer(arguments, request.source_ip).await {
+            Ok(answer) => json_response(StatusCode::OK, &answer),
+            Err(PrecheckStop::Error(refused)) => error(refused),
+            Err(PrecheckStop::Exhausted { op, refusal }) => {
+                let body = json!({
+                    "error": {"rule": refusal.rule(), "message": refusal.message()},
+                    "pay_with_tool": op.as_str(),
+                });
+                json_response(StatusCode::PAYMENT_REQUIRED, &body).with_rule(refusal.rule())
+            }
+        };
+        ToolResult::of(Tool::Precheck, answer, None)
+    }
+
+    /// A paid tool: the arguments and the URL are vetted free (nothing read of the payment
+    /// yet), then the purchase runs as over HTTP.
+    async fn paid_result(
+        &self,
+        op: PaidOp,
+        arguments: Value,
+        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+        request: &ApiRequest,
+    ) -> ToolResult {
+        let tool = Tool::Paid(op);
+        let submitted: PaidBody = match fields_of(arguments) {
+            Ok(submitted) => submitted,
+            Err(refused) => return ToolResult::of(tool, error(refused), None),
+        };
+        let target = match vet_target_url(&submitted.url, self.config.address_rule) {
+            Ok(target) => target,
+            Err(refusal) => {
+                return ToolResult::of(tool, error(ApiError::UrlRefused(refusal)), None);
+            }
+        };
+        let resource_url = match self.request_url(request) {
+            Ok(url) => url,
+            Err(refused) => return ToolResult::of(tool, refused, None),
+        };
+        let purchase = PurchaseRequest {
+            op,
+            target: Some(target),
+            resource_url,
+            call: CallStyle::Mcp,
+            payment,
+            house: self.is_house(&request.headers),
+        };
+        let (answer, settlement) = match self.purchase(purchase).await {
+            PurchaseOutcome::Offer { refusal, challenge, settlement } => {
+                let offer = json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.v2);
+                (offer.with_rule(refusal.rule()), settlement)
+            }
+            PurchaseOutcome::Refused { error: refused, settlement } => (error(refused), settlement),
+            PurchaseOutcome::Delivered { report, settlement } => {
+                let (state, house) = (report.report.state, report.report.house);
+                (json_response(StatusCode::OK, &report).with_verdict(state, house), settlement)
+            }
+        };
+        ToolResult::of(tool, answer, settlement)
+    }
+}

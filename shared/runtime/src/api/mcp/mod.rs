@@ -1,0 +1,157 @@
+//! `POST /mcp`: MCP's Streamable HTTP transport in its stateless form (one JSON-RPC 2.0
+//! request per POST, answered with JSON; no session, no SSE stream, no server-to-client
+//! request), the second transport of one purchase ([`super::purchase`]). The tools are the
+//! free routes `criteria` and `precheck` and the paid ones `check` and `memo` ([`tools`]); a
+//! paid call is the same purchase as `POST /check`, its payment in
+//! `params._meta["x402/payment"]` and the settlement in `result._meta["x402/payment-response"]`
+//! (coinbase/x402 `specs/transports-v2/mcp.md`), answered by [`call`].
+//!
+//! Every request gets HTTP 200 with a JSON-RPC response, errors included (closed form: a code
+//! and a static message, never a received value); a notification (no `id`) gets 202 and no
+//! body. The body cap, the methods (`POST` only: 405 otherwise) and the log line are the
+//! route's, as for every route.
+
+mod call;
+mod tools;
+
+use http::StatusCode;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::ApiRequest;
+use super::respond::{ApiResponse, json_response};
+use super::service::{Service, Stores};
+
+/// The MCP revisions this endpoint speaks, newest first: `initialize` answers the client's
+/// when it is one of them, else the newest.
+const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// A JSON-RPC error this endpoint answers (closed list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RpcError {
+    /// The body is not JSON.
+    Parse,
+    /// Not one JSON-RPC 2.0 request object (a batch, a null or fractional `id`, no `method`).
+    InvalidRequest,
+    /// A method this endpoint does not offer.
+    MethodNotFound,
+    /// `params` of another shape, or a tool that is not ours.
+    InvalidParams,
+}
+
+impl RpcError {
+    /// The JSON-RPC error code.
+    fn code(self) -> i64 {
+        match self {
+            Self::Parse => -32700,
+            Self::InvalidRequest => -32600,
+            Self::MethodNotFound => -32601,
+            Self::InvalidParams => -32602,
+        }
+    }
+
+    /// A static explanation.
+    fn message(self) -> &'static str {
+        match self {
+            Self::Parse => "the body is not JSON",
+            Self::InvalidRequest => {
+                "not one JSON-RPC 2.0 request: an object with jsonrpc \"2.0\", a string or integer id and a method"
+            }
+            Self::MethodNotFound => {
+                "this endpoint offers initialize, ping, tools/list and tools/call (and accepts notifications)"
+            }
+            Self::InvalidParams => {
+                "params must be an object; tools/call needs the name of one of the listed tools and object arguments"
+            }
+        }
+    }
+}
+
+/// A JSON-RPC success.
+#[derive(Serialize)]
+struct RpcResult<'a, R: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: R,
+}
+
+/// The answer carrying `result` for the request `id`.
+fn rpc_result(id: &Value, result: impl Serialize) -> ApiResponse {
+    json_response(StatusCode::OK, &RpcResult { jsonrpc: "2.0", id, result })
+}
+
+/// The answer carrying `error` for the request `id` (null when the request had none we
+/// could read).
+fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": error.code(), "message": error.message()},
+    });
+    json_response(StatusCode::OK, &body)
+}
+
+/// A request's `id`: absent (a notification), or a string or an integer; anything else
+/// (null included) is not a request.
+fn request_id(message: &serde_json::Map<String, Value>) -> Result<Option<Value>, RpcError> {
+    match message.get("id") {
+        None => Ok(None),
+        Some(id @ Value::String(_)) => Ok(Some(id.clone())),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(message.get("id").cloned()),
+        Some(_) => Err(RpcError::InvalidRequest),
+    }
+}
+
+/// The `initialize` result: the revision agreed, the one capability (tools, a fixed list)
+/// and who we are.
+fn initialize(params: &Value) -> Value {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    let agreed = PROTOCOL_VERSIONS.into_iter().find(|v| Some(*v) == asked);
+    json!({
+        "protocolVersion": agreed.unwrap_or(PROTOCOL_VERSIONS[0]),
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {"name": "payability-verdict", "version": env!("CARGO_PKG_VERSION")},
+        "instructions": tools::INSTRUCTIONS,
+    })
+}
+
+impl<S: Stores> Service<S> {
+    /// `POST /mcp`: one JSON-RPC request, answered.
+    pub(super) async fn mcp(&self, request: &ApiRequest) -> ApiResponse {
+        let Ok(message) = serde_json::from_slice::<Value>(&request.body) else {
+            return rpc_error(&Value::Null, RpcError::Parse);
+        };
+        let Some(message) = message.as_object() else {
+            return rpc_error(&Value::Null, RpcError::InvalidRequest);
+        };
+        let id = match request_id(message) {
+            Ok(id) => id,
+            Err(refused) => return rpc_error(&Value::Null, refused),
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        let (Some(method), true) = (method, message.get("jsonrpc") == Some(&json!("2.0"))) else {
+            return rpc_error(id.as_ref().unwrap_or(&Value::Null), RpcError::InvalidRequest);
+        };
+        let Some(id) = id else {
+            // A notification (`notifications/initialized`, a cancellation): nothing to answer.
+            return ApiResponse::empty(StatusCode::ACCEPTED);
+        };
+        let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+        if !params.is_object() {
+            return rpc_error(&id, RpcError::InvalidParams);
+        }
+        match method {
+            "initialize" => rpc_result(&id, initialize(&params)),
+            "ping" => rpc_result(&id, json!({})),
+            "tools/list" => rpc_result(&id, json!({"tools": tools::listed()})),
+            "tools/call" => match self.call_tool(request, params).await {
+                Ok(answer) => {
+                    let telemetry = *answer.telemetry();
+                    rpc_result(&id, answer).with_telemetry(telemetry)
+                }
+                Err(refused) => rpc_error(&id, refused),
+            },
+            _ => rpc_error(&id, RpcError::MethodNotFound),
+        }
+    }
+}
