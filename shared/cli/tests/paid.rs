@@ -23,28 +23,8 @@ use payability_runtime::payment::facilitator::FacilitatorReason;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{Ledger, Payer};
 use serde_json::{Value, json};
-use support::world::{FacilitatorKind, StoreKind, World, fixtures, scratch_file};
-use support::{Server, trusted};
-
-/// Verifies `report` with none of our code (tests/e2e/verify_report.py: the `rfc8785`
-/// package and `cryptography`'s Ed25519) against the server's `/criteria`; returns whether
-/// it is valid and what the verifier printed.
-fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
-    let (python, dir) = fixtures();
-    let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
-    let report_path = scratch_file("third-party-report.json");
-    let criteria_path = scratch_file("third-party-criteria.json");
-    std::fs::write(&report_path, report.to_string()).unwrap();
-    std::fs::write(&criteria_path, criteria.to_string()).unwrap();
-    let output = Command::new(python)
-        .arg(format!("{dir}/verify_report.py"))
-        .args([&report_path, &criteria_path])
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    let key_id = said.strip_prefix("valid ").map(str::to_owned);
-    (output.status.success(), key_id.unwrap_or(said))
-}
+use support::trusted;
+use support::world::{FacilitatorKind, StoreKind, World, scratch_file, third_party_verify};
 
 /// The rule of an error body (`error.rule`), or the `error` text of a 402 challenge.
 fn said(answer: &Value) -> String {

@@ -224,6 +224,26 @@ pub fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
     env
 }
 
+/// Verifies `report` with none of our code (tests/e2e/verify_report.py: the `rfc8785`
+/// package and `cryptography`'s Ed25519) against the server's `/criteria`; returns whether
+/// it is valid and what the verifier printed.
+pub fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
+    let (python, dir) = fixtures();
+    let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
+    let report_path = scratch_file("third-party-report.json");
+    let criteria_path = scratch_file("third-party-criteria.json");
+    std::fs::write(&report_path, report.to_string()).unwrap();
+    std::fs::write(&criteria_path, criteria.to_string()).unwrap();
+    let output = Command::new(python)
+        .arg(format!("{dir}/verify_report.py"))
+        .args([&report_path, &criteria_path])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let key_id = said.strip_prefix("valid ").map(str::to_owned);
+    (output.status.success(), key_id.unwrap_or(said))
+}
+
 /// A number that differs between calls (table prefixes).
 pub fn unique_suffix() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
@@ -296,6 +316,24 @@ impl World {
         let line = stdout.lines().last().unwrap_or_default();
         serde_json::from_str(line).unwrap_or_else(|_| {
             panic!("buyer said: {stdout} / {}", String::from_utf8_lossy(&output.stderr))
+        })
+    }
+
+    /// Runs mcp_buyer.py (the official MCP client with the official x402 MCP client) against
+    /// our MCP endpoint with `extra`; returns its JSON line.
+    pub fn buy_mcp(&self, extra: &[&str]) -> Value {
+        let (python, dir) = fixtures();
+        let url = format!("{}/mcp", self.server.base);
+        let output = Command::new(python)
+            .arg(format!("{dir}/mcp_buyer.py"))
+            .args(["--url", &url, "--target", &self.target.url, "--rpc", &self.rpc.url()])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let line = stdout.lines().last().unwrap_or_default();
+        serde_json::from_str(line).unwrap_or_else(|_| {
+            panic!("the MCP buyer said: {stdout} / {}", String::from_utf8_lossy(&output.stderr))
         })
     }
 

@@ -1,0 +1,67 @@
+//! The MCP endpoint end to end, with what agents run: `payability serve`, and the MCP SDK's
+//! own Streamable HTTP client and `ClientSession` (`mcp` 1.x) wrapped by the official x402
+//! MCP client (`x402.mcp.x402MCPSession`, x402 2.25.0) in tests/e2e/mcp_buyer.py. The buyer
+//! lists the tools, calls the free `criteria` tool with the MCP SDK alone, then calls a paid
+//! tool, which probes, gets the challenge in `structuredContent`, pays it on the stubbed
+//! Solana through the facilitator fixture or the official facilitator and validates the
+//! report against the tool's `outputSchema`. The report verifies with our code and with none
+//! of it (tests/e2e/verify_report.py).
+//!
+//! Needs `scripts/test` (it installs the SDK with its `mcp` extra).
+
+mod support;
+
+use payability_core::signing::verify_signed;
+use serde_json::{Value, json};
+use support::trusted;
+use support::world::{FacilitatorKind, StoreKind, Target, World, third_party_verify};
+
+/// The one paid call of a buyer run, checked: paid, settled, a report of `op`.
+fn paid_report<'a>(run: &'a Value, op: &str) -> &'a Value {
+    assert_eq!(run["error"], Value::Null, "the MCP client ran: {run}");
+    let names: Vec<&str> =
+        run["tools"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(names, ["criteria", "precheck", "check", "memo"], "{run}");
+    assert!(run["criteria"]["signing_keys"].is_array(), "the free tool answered: {run}");
+    let paid = &run["paid"][0];
+    assert_eq!(
+        (paid["is_error"].clone(), paid["payment_made"].clone()),
+        (json!(false), json!(true)),
+        "{run}"
+    );
+    assert_eq!(paid["payment_response"]["success"], true, "{run}");
+    assert_eq!(paid["payment_response"]["network"], "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
+    let report = &paid["structured"];
+    assert_eq!(report["op"], op, "{run}");
+    report
+}
+
+#[test]
+fn the_official_mcp_client_pays_both_tools_and_gets_verified_reports() {
+    let world = World::start();
+    let keys = trusted(&world.server);
+    let check = world.buy_mcp(&["--tool", "check"]);
+    let report = paid_report(&check, "check");
+    assert_eq!(report["state"], "POPULATED", "{check}");
+    assert!(verify_signed(report, &keys).is_ok(), "{check}");
+    assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
+    let settled = &check["paid"][0]["payment_response"]["transaction"];
+    assert_eq!(world.landed(), vec![settled.clone()], "the payment landed once");
+
+    let memo = world.buy_mcp(&["--tool", "memo"]);
+    let report = paid_report(&memo, "memo");
+    assert!(verify_signed(report, &keys).is_ok(), "{memo}");
+    assert_eq!(world.target.hits(), 3, "one fetch for check, two for memo");
+    let calls = world.fixture_calls();
+    assert_eq!(calls["settled"], 2, "{calls}");
+}
+
+#[test]
+fn the_official_mcp_client_pays_through_the_official_facilitator() {
+    let world = World::with_target(FacilitatorKind::Official, StoreKind::Embedded, Target::start());
+    let keys = trusted(&world.server);
+    let run = world.buy_mcp(&["--tool", "check"]);
+    let report = paid_report(&run, "check");
+    assert!(verify_signed(report, &keys).is_ok(), "{run}");
+    assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
+}
