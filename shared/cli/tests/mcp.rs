@@ -5,16 +5,49 @@
 //! tool, which probes, gets the challenge in `structuredContent`, pays it on the stubbed
 //! Solana through the facilitator fixture or the official facilitator and validates the
 //! report against the tool's `outputSchema`. The report verifies with our code and with none
-//! of it (tests/e2e/verify_report.py).
+//! of it (tests/e2e/verify_report.py); the settlement's signed receipt (HTTP and MCP) verifies
+//! against `/.well-known/did.json` with `jose` and with `@x402/extensions`
+//! (tests/e2e/discovery/verify_receipt.mjs).
 //!
-//! Needs `scripts/test` (it installs the SDK with its `mcp` extra).
+//! Needs `scripts/test` (it installs the SDK with its `mcp` extra and the discovery modules).
 
 mod support;
+
+use std::process::Command;
 
 use payability_core::signing::verify_signed;
 use serde_json::{Value, json};
 use support::trusted;
-use support::world::{FacilitatorKind, StoreKind, Target, World, third_party_verify};
+use support::world::{
+    FacilitatorKind, StoreKind, Target, World, fixtures, scratch_file, third_party_verify,
+};
+
+/// Verifies the receipt in a settlement answer against the server's DID document with none of
+/// our code (verify_receipt.mjs: `jose` and `@x402/extensions`); returns the verified payload.
+fn verified_receipt(settlement: &Value, world: &World) -> Value {
+    let (_, dir) = fixtures();
+    let modules = std::env::var("PAYABILITY_TEST_DISCOVERY_MODULES")
+        .expect("the receipt check needs the discovery modules: run scripts/test");
+    let (status, did) = world.server.json("GET", "/.well-known/did.json", &[], &Value::Null);
+    assert_eq!(status, 200, "{did}");
+    let settlement_path = scratch_file("receipt-settlement.json");
+    let did_path = scratch_file("receipt-did.json");
+    std::fs::write(&settlement_path, settlement.to_string()).unwrap();
+    std::fs::write(&did_path, did.to_string()).unwrap();
+    let output = Command::new("node")
+        .arg(format!("{dir}/discovery/verify_receipt.mjs"))
+        .args(["--modules", &modules, &settlement_path, &did_path])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|_| {
+            panic!("verify_receipt: {stdout} {}", String::from_utf8_lossy(&output.stderr))
+        });
+    assert!(output.status.success(), "the receipt verifies: {line}");
+    assert_eq!(line["same"], true, "jose and @x402/extensions agree: {line}");
+    line["payload"].clone()
+}
 
 /// The one paid call of a buyer run, checked: paid, settled, a report of `op`.
 fn paid_report<'a>(run: &'a Value, op: &str) -> &'a Value {
@@ -47,6 +80,17 @@ fn the_official_mcp_client_pays_both_tools_and_gets_verified_reports() {
     assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
     let settled = &check["paid"][0]["payment_response"]["transaction"];
     assert_eq!(world.landed(), vec![settled.clone()], "the payment landed once");
+    let receipt = verified_receipt(&check["paid"][0]["payment_response"], &world);
+    let expected = json!({
+        "version": 1,
+        "network": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+        "resourceUrl": format!("{}/mcp", world.server.base),
+        "payer": check["payer"],
+        "issuedAt": receipt["issuedAt"],
+        "transaction": settled,
+    });
+    assert_eq!(receipt, expected, "the receipt states the purchase");
+    assert!(receipt["issuedAt"].as_i64().is_some_and(|t| t > 1_700_000_000), "{receipt}");
 
     let memo = world.buy_mcp(&["--tool", "memo"]);
     let report = paid_report(&memo, "memo");
@@ -64,4 +108,15 @@ fn the_official_mcp_client_pays_through_the_official_facilitator() {
     let report = paid_report(&run, "check");
     assert!(verify_signed(report, &keys).is_ok(), "{run}");
     assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
+}
+
+#[test]
+fn a_verdict_bought_over_http_carries_a_receipt_the_did_document_resolves() {
+    let world = World::start();
+    let paid = world.buy("/check", &[]);
+    assert_eq!(paid["status"], 200, "{paid}");
+    let receipt = verified_receipt(&paid["payment_response_decoded"], &world);
+    assert_eq!(receipt["resourceUrl"], format!("{}/check", world.server.base), "{receipt}");
+    assert_eq!(receipt["payer"], paid["payer"], "{receipt}");
+    assert_eq!(receipt["transaction"], paid["payment_response_decoded"]["transaction"]);
 }

@@ -101,6 +101,22 @@ impl ReportSigner {
     }
 }
 
+impl ReportSigner {
+    /// A JWS compact serialization (RFC 7515) of `payload`, signed with this key:
+    /// `{"alg":"EdDSA","kid":kid}` as the protected header, the payload's RFC 8785 bytes,
+    /// each base64url without padding, and the Ed25519 signature over `header.payload`.
+    pub fn sign_jws(&self, kid: &str, payload: &Value) -> String {
+        let header = serde_json::json!({"alg": "EdDSA", "kid": kid});
+        let signing_input = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(canonical_bytes(&header)),
+            URL_SAFE_NO_PAD.encode(canonical_bytes(payload)),
+        );
+        let signature = self.key.sign(signing_input.as_bytes());
+        format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+    }
+}
+
 /// RFC 8785 canonical bytes of a JSON value.
 pub fn canonical_bytes(value: &Value) -> Vec<u8> {
     serde_json_canonicalizer::to_vec(value).expect("a serde_json::Value always canonicalises")

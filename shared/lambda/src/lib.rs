@@ -30,6 +30,13 @@ pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     started(startup::start(&settings, None, None, Serve(routes)).await)?
 }
 
+/// Runs the MCP function: `POST /mcp` (every tool), with the settings it reads.
+pub async fn run_mcp() -> Result<(), lambda_http::Error> {
+    init_logs();
+    let settings = started(Settings::from_env(Reader::Mcp))?;
+    started(startup::start(&settings, None, None, ServeMcp).await)?
+}
+
 /// A start-up step's result; a failure is logged as one line naming the problem (the
 /// errors here carry setting names and static words, never a value) before the process
 /// exits and Lambda reports the failed start.
@@ -129,6 +136,25 @@ impl WithService for Serve {
             let service = service.clone();
             async move {
                 let response = service.handle_served(routes, api_request(event)).await;
+                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
+            }
+        }))
+        .await
+    }
+}
+
+/// Serves the MCP endpoint with the built service.
+struct ServeMcp;
+
+impl WithService for ServeMcp {
+    type Output = Result<(), lambda_http::Error>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
+        let service = Arc::new(service);
+        lambda_http::run(service_fn(move |event: Request| {
+            let service = service.clone();
+            async move {
+                let response = service.handle_mcp(api_request(event)).await;
                 Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
             }
         }))

@@ -2,6 +2,7 @@
 //! decoding and matching. No I/O, no clock: time and nonces come in as parameters.
 
 pub mod memo;
+pub mod receipt;
 pub mod solana;
 pub mod transaction;
 pub mod x402;

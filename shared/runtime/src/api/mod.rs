@@ -99,6 +99,9 @@ pub enum Route {
     LlmsTxt,
     /// `GET /corpus`: the pinned test corpus, as committed.
     Corpus,
+    /// `GET /.well-known/did.json`: the `did:web` DID document of the signing keys (the
+    /// receipts' `kid`).
+    DidDocument,
     /// `POST /mcp`: the MCP endpoint (Streamable HTTP, stateless JSON): the free and the paid
     /// routes as tools.
     Mcp,
@@ -106,7 +109,7 @@ pub enum Route {
 
 impl Route {
     /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
-    pub const ALL: [Route; 10] = [
+    pub const ALL: [Route; 11] = [
         Self::Criteria,
         Self::Precheck,
         Self::Check,
@@ -116,6 +119,7 @@ impl Route {
         Self::WellKnownX402,
         Self::LlmsTxt,
         Self::Corpus,
+        Self::DidDocument,
         Self::Mcp,
     ];
 
@@ -154,6 +158,7 @@ impl Route {
             Self::WellKnownX402 => "/.well-known/x402",
             Self::LlmsTxt => "/llms.txt",
             Self::Corpus => "/corpus",
+            Self::DidDocument => "/.well-known/did.json",
             Self::Mcp => "/mcp",
         }
     }
@@ -168,7 +173,8 @@ impl Route {
             | Self::OpenApi
             | Self::WellKnownX402
             | Self::LlmsTxt
-            | Self::Corpus => &[Method::GET],
+            | Self::Corpus
+            | Self::DidDocument => &[Method::GET],
         }
     }
 
@@ -184,6 +190,7 @@ impl Route {
             Self::WellKnownX402 => "well_known_x402",
             Self::LlmsTxt => "llms_txt",
             Self::Corpus => "corpus",
+            Self::DidDocument => "did_document",
             Self::Mcp => "mcp",
         }
     }
@@ -192,9 +199,12 @@ impl Route {
     /// seed and no store, are the criteria function's.
     pub fn function(self) -> &'static str {
         match self {
-            Self::Criteria | Self::OpenApi | Self::WellKnownX402 | Self::LlmsTxt | Self::Corpus => {
-                "criteria"
-            }
+            Self::Criteria
+            | Self::OpenApi
+            | Self::WellKnownX402
+            | Self::LlmsTxt
+            | Self::Corpus
+            | Self::DidDocument => "criteria",
             Self::Precheck => "precheck",
             Self::Check => "check",
             Self::Memo => "memo",
@@ -220,14 +230,33 @@ impl Route {
 }
 
 impl<S: Stores> Service<S> {
-    /// Answers one request and writes its log line (never a body, a header value, the
-    /// submitted URL or anything fetched).
+    /// Answers one request on any route, as `payability serve` does, and writes its log line
+    /// (never a body, a header value, the submitted URL or anything fetched).
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
-        self.handle_served(&Route::ALL, request).await
+        match Route::of_path(&request.path) {
+            Some(Route::Mcp) => self.handle_mcp(request).await,
+            _ => self.handle_served(&Route::ALL, request).await,
+        }
+    }
+
+    /// Answers one request as the MCP function does: `POST /mcp` (a route of another
+    /// function: 404 `not_found`), with the log line and the EMF line. Apart from
+    /// [`Self::handle_served`], so that the other functions link no MCP code.
+    pub async fn handle_mcp(&self, request: ApiRequest) -> ApiResponse {
+        let started = Instant::now();
+        let route = Route::of_path(&request.path);
+        let response = match route {
+            Some(known) if known != Route::Mcp => error(ApiError::NotFound),
+            _ => match admit(&request, route) {
+                Ok(_) => self.mcp(&request).await,
+                Err(refusal) => refusal,
+            },
+        };
+        finish(&request, route, response, started)
     }
 
     /// Answers one request as a function serving only `routes` (a route of another
-    /// function: 404 `not_found`), and writes its log line. The route is resolved here,
+    /// function: 404 `not_found`; MCP is [`Self::handle_mcp`]'s), and writes its log line. The route is resolved here,
     /// once, for the answer, the log line and the EMF line.
     pub async fn handle_served(&self, routes: &[Route], request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
@@ -252,12 +281,14 @@ impl<S: Stores> Service<S> {
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
-            Route::Mcp => self.mcp(request).await,
+            // Answered by `handle_mcp` only: no HTTP function carries the MCP code.
+            Route::Mcp => error(ApiError::NotFound),
             Route::Criteria
             | Route::OpenApi
             | Route::WellKnownX402
             | Route::LlmsTxt
-            | Route::Corpus => self.document(route, request),
+            | Route::Corpus
+            | Route::DidDocument => self.document(route, request),
         }
     }
 

@@ -95,6 +95,7 @@ impl<S: Stores> Service<S> {
             call: CallStyle::of(&request.method),
             payment,
             house: self.is_house(&request.headers),
+            base_url: self.base_url(request)?.to_owned(),
         })
     }
 }

@@ -76,8 +76,8 @@ impl<S: Stores> Service<S> {
                 match self.fee_payer().await {
                     Some(fee_payer) => {
                         let call = CallStyle::Body;
-                        let offer =
-                            Offer { route: op, resource_url: &resource_url, fee_payer, call };
+                        let (resource_url, receipt_did) = (&resource_url, None);
+                        let offer = Offer { route: op, resource_url, fee_payer, call, receipt_did };
                         http_answer(self.offered(&offer, refusal))
                     }
                     None => error(ApiError::PaymentsUnavailable),

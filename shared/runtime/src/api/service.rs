@@ -68,6 +68,8 @@ pub(super) struct Offer<'a> {
     /// How the request names the endpoint (GET `?url=` or POST body): the 402 describes
     /// the route that way.
     pub(super) call: discovery::CallStyle,
+    /// The `did:web` DID a delivered verdict's receipt is signed under (none: no receipt).
+    pub(super) receipt_did: Option<&'a str>,
 }
 
 /// The running service.
@@ -156,7 +158,7 @@ impl<S: Stores> Service<S> {
 
     /// The API's public base URL: the configured one, else the one the platform reports for
     /// this request; 503 when neither is known.
-    fn base_url<'a>(&'a self, request: &'a ApiRequest) -> Result<&'a str, ApiResponse> {
+    pub(super) fn base_url<'a>(&'a self, request: &'a ApiRequest) -> Result<&'a str, ApiResponse> {
         let base = self.config.public_base_url.as_deref().or(request.public_base_url.as_deref());
         Ok(base.ok_or_else(|| error(ApiError::BaseUrlUnknown))?.trim_end_matches('/'))
     }

@@ -117,7 +117,8 @@ async fn the_criteria_function_answers_every_document_and_nothing_else() {
             if route.is_document() {
                 assert_eq!(answer.status, 200, "{path}: {}", answer.body);
                 let served = world.get(&path).await;
-                if route != Route::Criteria {
+                // The documents that list the keys differ: this publication has none.
+                if ![Route::Criteria, Route::DidDocument].contains(&route) {
                     assert!(
                         answer.bytes == served.bytes,
                         "{path}: the function and the service agree"

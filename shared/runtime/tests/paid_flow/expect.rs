@@ -1,7 +1,10 @@
 //! The outcomes every scenario ends in: the money moved once and bought exactly one verdict,
 //! or it did not move and nothing was delivered, recorded or counted.
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use payability_runtime::store::MAX_RESUMES;
+use serde_json::Value;
 
 use crate::payment::{BUYER, Payment};
 use crate::world::{Answer, World};
@@ -15,7 +18,8 @@ pub fn list(answers: &[Answer]) -> String {
 /// 1 + MAX_RESUMES answers are 200 verdicts naming its transaction (a verdict delivered again
 /// is the same purchase), the ledger has exactly one row, for that transaction, under
 /// `prefix` (`pvc:ledger:` / `pvm:ledger:`), with the payer's wallet, today's paid count is
-/// 1, and the claim is `delivered`.
+/// 1, and the claim is `delivered`. Each 200's settlement answer carries a receipt stating that
+/// transaction and that payer.
 pub fn paid_once_under(world: &World, payment: &Payment, answers: &[Answer], prefix: &str) {
     let ok: Vec<&Answer> = answers.iter().filter(|a| a.status == 200).collect();
     let most = 1 + MAX_RESUMES as usize;
@@ -25,6 +29,11 @@ pub fn paid_once_under(world: &World, payment: &Payment, answers: &[Answer], pre
         assert!(answer.is_verdict(), "the 200 carries a signed verdict: {answer}");
         let settlement = answer.settlement().expect("a PAYMENT-RESPONSE header");
         assert_eq!(settlement["transaction"], tx.as_str(), "each 200 names the one settlement");
+        let receipt = receipt_payload(&settlement);
+        assert_eq!(
+            (receipt["transaction"].as_str(), receipt["payer"].as_str()),
+            (Some(tx.as_str()), Some(BUYER))
+        );
     }
     assert_eq!(world.facilitator.settle_calls(), 1, "one /settle call in total");
     assert_eq!(world.chain.landed(), vec![tx.clone()], "the payment landed once");
@@ -71,4 +80,14 @@ pub fn conflict(answer: &Answer, rule: &str) {
 pub fn nothing_of_the_capture(answer: &Answer) {
     let seen = format!("{answer} {:?}", answer.headers);
     assert!(!seen.contains("seller-memo"), "a captured value reached the answer: {seen}");
+}
+
+/// The payload of the JWS receipt in a settlement answer
+/// (`extensions["offer-receipt"].info.receipt`), unverified (`receipts.rs` verifies).
+pub fn receipt_payload(settlement: &Value) -> Value {
+    let receipt = &settlement["extensions"]["offer-receipt"]["info"]["receipt"];
+    assert_eq!(receipt["format"], "jws", "a JWS receipt: {settlement}");
+    let jws = receipt["signature"].as_str().expect("a JWS");
+    let payload = jws.split('.').nth(1).expect("three parts");
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).expect("base64url")).expect("JSON")
 }

@@ -35,6 +35,7 @@ mod identifiers;
 mod kill_points;
 mod latency;
 mod mcp;
+mod receipts;
 mod replays;
 mod settlement;
 mod telemetry;

@@ -160,6 +160,9 @@ pub struct SettlementResponse {
     /// The payer, when the facilitator named one.
     #[serde(skip_serializing_if = "Option::is_none")]
     payer: Option<Base58Id>,
+    /// `{"offer-receipt": {"info": {"receipt"}}}` on a delivered verdict's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extensions: Option<Box<Value>>,
 }
 
 impl SettlementResponse {
@@ -172,6 +175,7 @@ impl SettlementResponse {
             transaction: transaction.as_str().to_owned(),
             network: version.network(),
             payer,
+            extensions: None,
         }
     }
 
@@ -184,7 +188,14 @@ impl SettlementResponse {
             transaction: String::new(),
             network: version.network(),
             payer: None,
+            extensions: None,
         }
+    }
+
+    /// This answer carrying a signed receipt (`extensions["offer-receipt"].info.receipt`).
+    pub fn with_receipt(self, receipt: Value) -> Self {
+        let extensions = serde_json::json!({"offer-receipt": {"info": {"receipt": receipt}}});
+        Self { extensions: Some(Box::new(extensions)), ..self }
     }
 
     /// The version of the payment it answers.

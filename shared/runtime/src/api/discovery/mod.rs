@@ -15,6 +15,7 @@ mod schemas;
 use http::StatusCode;
 use payability_core::criteria::SigningKeyEntry;
 use payability_core::op::PaidOp;
+use payability_core::payment::receipt::{did_document, did_web};
 use serde_json::{Value, json};
 
 pub use bazaar::{
@@ -90,6 +91,15 @@ pub(super) fn answer_document(
             Ok(base) => json_response(StatusCode::OK, &well_known_x402(&base)),
             Err(refusal) => refusal,
         },
+        Route::DidDocument => {
+            let did = base.and_then(|base| {
+                did_web(&base.url("")).ok_or_else(|| error(ApiError::BaseUrlUnknown))
+            });
+            match did {
+                Ok(did) => json_response(StatusCode::OK, &did_document(&did, &publication.keys)),
+                Err(refusal) => refusal,
+            }
+        }
         Route::LlmsTxt => match base {
             Ok(base) => bytes_response(
                 StatusCode::OK,

@@ -213,6 +213,12 @@ fn operation(route: Route, method: &Method) -> Value {
             );
             responses.insert("202".into(), json!({"description": "a notification, accepted"}));
         }
+        Route::DidDocument => {
+            responses.insert("200".into(), document_response(
+                "the did:web DID document of the signing keys (current and retired), each a JsonWebKey2020 verification method: it resolves the kid of every receipt (PAYMENT-RESPONSE extensions[\"offer-receipt\"].info.receipt, a JWS)",
+                json!({"type": "object", "required": ["id", "verificationMethod", "assertionMethod"]}),
+            ));
+        }
         Route::Corpus => {
             responses.insert("200".into(), document_response(
                 "the corpus file as committed; its pin is the SHA-256 of its RFC 8785 serialization without sha256",
@@ -258,6 +264,7 @@ fn summary(route: Route, method: &Method) -> String {
         Route::WellKnownX402 => "Free: the paid resources (x402 discovery)".into(),
         Route::LlmsTxt => "Free: a short text for agents".into(),
         Route::Corpus => "Free: the pinned test corpus, as committed".into(),
+        Route::DidDocument => "Free: the DID document that resolves the receipts' keys".into(),
         Route::Mcp => format!(
             "MCP (Streamable HTTP, stateless JSON): the free tools and the paid ones (${price} each)"
         ),

@@ -174,8 +174,11 @@ impl<S: Stores> Service<S> {
                 return ToolResult::of(tool, error(ApiError::UrlRefused(refusal)), None);
             }
         };
-        let resource_url = match self.request_url(request) {
-            Ok(url) => url,
+        let urls = self
+            .request_url(request)
+            .and_then(|resource_url| Ok((resource_url, self.base_url(request)?.to_owned())));
+        let (resource_url, base_url) = match urls {
+            Ok(urls) => urls,
             Err(refused) => return ToolResult::of(tool, refused, None),
         };
         let purchase = PurchaseRequest {
@@ -185,6 +188,7 @@ impl<S: Stores> Service<S> {
             call: CallStyle::Mcp,
             payment,
             house: self.is_house(&request.headers),
+            base_url,
         };
         let (answer, settlement) = match self.purchase(purchase).await {
             PurchaseOutcome::Offer { refusal, challenge, settlement } => {

@@ -7,12 +7,13 @@
 
 use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::op::PaidOp;
+use payability_core::payment::receipt::{ReceiptClaims, signed_receipt};
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 use payability_core::policy::TargetUrl;
 
 use super::super::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
 use super::super::errors::ApiError;
-use super::super::service::{FEE_LOOKUP_BOUND, Service, Stores};
+use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
 use super::PurchaseOutcome;
 use crate::payment::solana_rpc::transaction_fee;
 use crate::store::*;
@@ -68,7 +69,7 @@ impl<S: Stores> Service<S> {
     /// and rate lookups alongside), records and delivers the verdict.
     pub(super) async fn deliver(
         &self,
-        op: PaidOp,
+        offer: &Offer<'_>,
         target: &TargetUrl,
         delivery: Delivery,
         early: Option<Fetched>,
@@ -88,7 +89,7 @@ impl<S: Stores> Service<S> {
         let verdict = async {
             match early {
                 Some(fetched) => graded(target, fetched, (self.clock)(), false),
-                None => self.verdict(op, target, false).await,
+                None => self.verdict(offer.route, target, false).await,
             }
         };
         let (verdict, side) = alongside(verdict, side, SIDE_LOOKUP_GRACE).await;
@@ -133,7 +134,19 @@ impl<S: Stores> Service<S> {
         {
             tracing::warn!(rule = "delivery_unrecorded", "a delivered claim is not marked");
         }
-        self.delivered(verdict, Some(delivery.settlement))
+        let settlement = match (offer.receipt_did, &delivery.payer) {
+            (Some(did), Some(payer)) => {
+                let claims = ReceiptClaims {
+                    resource_url: offer.resource_url,
+                    payer: payer.as_str(),
+                    transaction: delivery.tx.as_str(),
+                    issued_at_s: verdict.at.0.div_euclid(1_000),
+                };
+                delivery.settlement.with_receipt(signed_receipt(&self.signer, did, &claims))
+            }
+            _ => delivery.settlement,
+        };
+        self.delivered(verdict, Some(settlement))
     }
 
     /// A house check: no payment; the report and the ledger say `house: true`.

@@ -15,6 +15,7 @@ mod stop;
 
 use payability_core::challenge::{OwnChallenge, requirements_v1, requirements_v2};
 use payability_core::op::PaidOp;
+use payability_core::payment::receipt::did_web;
 use payability_core::payment::x402::{
     DecodedPayment, PaymentRefusal, Requirements, SettlementResponse, X402Version,
     check_v2_accepted,
@@ -50,6 +51,9 @@ pub(in crate::api) struct PurchaseRequest {
     pub(in crate::api) payment: Option<Result<DecodedPayment, PaymentRefusal>>,
     /// The request carries the house credential: no payment, `house: true`.
     pub(in crate::api) house: bool,
+    /// The API's public base URL as this request reaches it: the `did:web` DID its
+    /// receipt is signed under (`<base>/.well-known/did.json` resolves it).
+    pub(in crate::api) base_url: String,
 }
 
 /// How a purchase ends. `settlement` is the settlement answer x402 clients read, in the
@@ -104,11 +108,13 @@ impl<S: Stores> Service<S> {
         let Some(fee_payer) = self.fee_payer().await else {
             return PurchaseOutcome::error(ApiError::PaymentsUnavailable);
         };
+        let receipt_did = did_web(&request.base_url);
         let offer = Offer {
             route: request.op,
             resource_url: &request.resource_url,
             fee_payer,
             call: request.call,
+            receipt_did: receipt_did.as_deref(),
         };
         match self.paid_flow(&offer, request.target, request.payment, &budget).await {
             Ok(outcome) => outcome,
@@ -144,7 +150,7 @@ impl<S: Stores> Service<S> {
                 Some(claim) => (self.known(&payment, &url, claim, budget).await?, None),
             },
         };
-        Ok(self.deliver(offer.route, &target, delivery, early, budget).await)
+        Ok(self.deliver(offer, &target, delivery, early, budget).await)
     }
 
     /// A cheap read: a store that cannot be reached answers 503 before any payment is
