@@ -7,12 +7,16 @@ the stubbed Solana and prints one JSON line.
     python mcp_buyer.py --url http://127.0.0.1:PORT/mcp --target URL --rpc http://127.0.0.1:RPC
         [--tool check|memo] [--keypair-seed-hex HEX] [--calls N]
 
---calls N makes N paid calls in a row (each a new payment), for timing.
+--calls N makes N paid calls in a row (each a new payment), for timing. --compare-http URL
+(the same op's HTTP route) interleaves each paid MCP call with one paid POST to URL through the
+official HTTP client (x402HttpxClient) on the same x402 client, timed the same way: the line
+then also has "http_seconds" (one per call) and "median_seconds" {"mcp", "http"}.
 
 Output (stdout, one line): {"tools": [names], "criteria": the criteria tool's
 structuredContent, "paid": [{"is_error", "payment_made", "payment_response" (the settlement
 object of result._meta, or null), "structured" (the result's structuredContent), "seconds"
-(the paid call's wall time)}], "payer", "error" (null, or why it stopped)}. Exit 0 when the
+(the paid call's wall time: probe, payment, paid call)}], "payer", "error" (null, or why it
+stopped), "http_seconds"}. Exit 0 when the
 calls were made (whatever they answered), 3 when the MCP client itself failed.
 """
 
@@ -67,6 +71,15 @@ async def run(args, out: dict) -> None:
                 started = time.monotonic()
                 result = await paying.call_tool(args.tool, {"url": args.target})
                 seconds = time.monotonic() - started
+                if args.compare_http:
+                    from x402.http.clients import x402HttpxClient
+
+                    async with x402HttpxClient(client, timeout=30, trust_env=False) as http:
+                        began = time.monotonic()
+                        answer = await http.post(args.compare_http, json={"url": args.target})
+                        out["http_seconds"].append(round(time.monotonic() - began, 4))
+                        if answer.status_code != 200:
+                            raise RuntimeError(f"the HTTP purchase answered {answer.status_code}")
                 raw = result.raw_result
                 out["paid"].append({
                     "is_error": result.is_error,
@@ -85,14 +98,23 @@ def main() -> int:
     ap.add_argument("--tool", default="check", choices=["check", "memo"])
     ap.add_argument("--keypair-seed-hex", help="32-byte buyer seed (default: a fresh key)")
     ap.add_argument("--calls", type=int, default=1)
+    ap.add_argument("--compare-http", metavar="URL", help="time the HTTP route too (see above)")
     args = ap.parse_args()
-    out = {"tools": None, "criteria": None, "paid": [], "payer": None, "error": None}
+    out = {"tools": None, "criteria": None, "paid": [], "payer": None, "error": None,
+           "http_seconds": []}
     try:
         asyncio.run(asyncio.wait_for(run(args, out), timeout=120))
     except BaseException as e:  # noqa: BLE001 (an exception group from anyio included)
         out["error"] = f"{type(e).__name__}: {e}"
         print(json.dumps(out, separators=(",", ":")), flush=True)
         return 3
+    if args.compare_http:
+        import statistics
+
+        out["median_seconds"] = {
+            "mcp": statistics.median(p["seconds"] for p in out["paid"]),
+            "http": statistics.median(out["http_seconds"]),
+        }
     print(json.dumps(out, separators=(",", ":")), flush=True)
     return 0
 

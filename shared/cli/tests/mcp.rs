@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use support::trusted;
 use support::world::{
     FacilitatorKind, StoreKind, Target, World, fixtures, scratch_file, third_party_verify,
+    unique_suffix,
 };
 
 /// Verifies the receipt in a settlement answer against the server's DID document with none of
@@ -30,8 +31,8 @@ fn verified_receipt(settlement: &Value, world: &World) -> Value {
         .expect("the receipt check needs the discovery modules: run scripts/test");
     let (status, did) = world.server.json("GET", "/.well-known/did.json", &[], &Value::Null);
     assert_eq!(status, 200, "{did}");
-    let settlement_path = scratch_file("receipt-settlement.json");
-    let did_path = scratch_file("receipt-did.json");
+    let settlement_path = scratch_file(&format!("receipt-settlement-{}.json", unique_suffix()));
+    let did_path = scratch_file(&format!("receipt-did-{}.json", unique_suffix()));
     std::fs::write(&settlement_path, settlement.to_string()).unwrap();
     std::fs::write(&did_path, did.to_string()).unwrap();
     let output = Command::new("node")
@@ -119,4 +120,19 @@ fn a_verdict_bought_over_http_carries_a_receipt_the_did_document_resolves() {
     assert_eq!(receipt["resourceUrl"], format!("{}/check", world.server.base), "{receipt}");
     assert_eq!(receipt["payer"], paid["payer"], "{receipt}");
     assert_eq!(receipt["transaction"], paid["payment_response_decoded"]["transaction"]);
+}
+
+/// A measurement, not a check (run it with `--ignored --nocapture`): 15 paid check calls over
+/// MCP, each followed by one paid `POST /check` on the same stand-ins and the same x402
+/// client, and the two medians (MCP: probe, payment, paid call; HTTP: the same three steps
+/// inside x402HttpxClient).
+#[test]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+fn measure_the_mcp_round_trip_against_the_http_one() {
+    let world = World::start();
+    let http = format!("{}/check", world.server.base);
+    let run = world.buy_mcp(&["--tool", "check", "--calls", "15", "--compare-http", &http]);
+    assert_eq!(run["error"], Value::Null, "{run}");
+    let (mcp, http) = (&run["median_seconds"]["mcp"], &run["median_seconds"]["http"]);
+    eprintln!("median paid round trip, 15 of each: MCP {mcp} s, HTTP {http} s");
 }

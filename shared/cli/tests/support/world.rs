@@ -230,8 +230,8 @@ pub fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
 pub fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
     let (python, dir) = fixtures();
     let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
-    let report_path = scratch_file("third-party-report.json");
-    let criteria_path = scratch_file("third-party-criteria.json");
+    let report_path = scratch_file(&format!("third-party-report-{}.json", unique_suffix()));
+    let criteria_path = scratch_file(&format!("third-party-criteria-{}.json", unique_suffix()));
     std::fs::write(&report_path, report.to_string()).unwrap();
     std::fs::write(&criteria_path, criteria.to_string()).unwrap();
     let output = Command::new(python)
@@ -304,28 +304,22 @@ impl World {
 
     /// Runs buyer.py against a route of ours; returns its JSON line.
     pub fn buy(&self, route: &str, extra: &[&str]) -> Value {
-        let (python, dir) = fixtures();
-        let url = format!("{}{route}", self.server.base);
-        let output = Command::new(python)
-            .arg(format!("{dir}/buyer.py"))
-            .args(["--url", &url, "--target", &self.target.url, "--rpc", &self.rpc.url()])
-            .args(extra)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let line = stdout.lines().last().unwrap_or_default();
-        serde_json::from_str(line).unwrap_or_else(|_| {
-            panic!("buyer said: {stdout} / {}", String::from_utf8_lossy(&output.stderr))
-        })
+        self.run_buyer("buyer.py", route, extra)
     }
 
     /// Runs mcp_buyer.py (the official MCP client with the official x402 MCP client) against
     /// our MCP endpoint with `extra`; returns its JSON line.
     pub fn buy_mcp(&self, extra: &[&str]) -> Value {
+        self.run_buyer("mcp_buyer.py", "/mcp", extra)
+    }
+
+    /// Runs a buyer script of tests/e2e against `route` about the world's seller, paying on
+    /// its RPC; returns the script's last line, JSON.
+    fn run_buyer(&self, script: &str, route: &str, extra: &[&str]) -> Value {
         let (python, dir) = fixtures();
-        let url = format!("{}/mcp", self.server.base);
+        let url = format!("{}{route}", self.server.base);
         let output = Command::new(python)
-            .arg(format!("{dir}/mcp_buyer.py"))
+            .arg(format!("{dir}/{script}"))
             .args(["--url", &url, "--target", &self.target.url, "--rpc", &self.rpc.url()])
             .args(extra)
             .output()
@@ -333,7 +327,7 @@ impl World {
         let stdout = String::from_utf8_lossy(&output.stdout);
         let line = stdout.lines().last().unwrap_or_default();
         serde_json::from_str(line).unwrap_or_else(|_| {
-            panic!("the MCP buyer said: {stdout} / {}", String::from_utf8_lossy(&output.stderr))
+            panic!("{script} said: {stdout} / {}", String::from_utf8_lossy(&output.stderr))
         })
     }
 
