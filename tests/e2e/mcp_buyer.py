@@ -1,11 +1,11 @@
 """MCP buyer for the end-to-end tests (test code): an agent on the official SDKs only, the MCP
 SDK's Streamable HTTP client and ClientSession (`mcp` 1.x) wrapped by the official x402 MCP
 client (`x402.mcp.x402MCPSession`, x402 2.25.0) with the SVM exact scheme. It lists the tools,
-calls the free `criteria` tool with the MCP SDK alone, then calls a paid tool, which pays on
-the stubbed Solana and prints one JSON line.
+calls the free `criteria` and `precheck` tools with the MCP SDK alone, then calls a paid tool,
+which pays on the stubbed Solana, and prints one JSON line.
 
     python mcp_buyer.py --url http://127.0.0.1:PORT/mcp --target URL --rpc http://127.0.0.1:RPC
-        [--tool check|memo] [--keypair-seed-hex HEX] [--calls N]
+        [--tool check|memo] [--keypair-seed-hex HEX] [--calls N] [--no-precheck]
 
 --calls N makes N paid calls in a row (each a new payment), for timing. --compare-http URL
 (the same op's HTTP route) interleaves each paid MCP call with one paid POST to URL through the
@@ -13,7 +13,7 @@ official HTTP client (x402HttpxClient) on the same x402 client, timed the same w
 then also has "http_seconds" (one per call) and "median_seconds" {"mcp", "http"}.
 
 Output (stdout, one line): {"tools": [names], "criteria": the criteria tool's
-structuredContent, "paid": [{"is_error", "payment_made", "payment_response" (the settlement
+structuredContent, "precheck": {"is_error", "structured"}, "paid": [{"is_error", "payment_made", "payment_response" (the settlement
 object of result._meta, or null), "structured" (the result's structuredContent), "seconds"
 (the paid call's wall time: probe, payment, paid call)}], "payer", "error" (null, or why it
 stopped), "http_seconds"}. Exit 0 when the
@@ -67,6 +67,10 @@ async def run(args, out: dict) -> None:
             out["tools"] = [tool.name for tool in listed.tools]
             criteria = await session.call_tool("criteria", {})
             out["criteria"] = criteria.structuredContent
+            if not args.no_precheck:
+                precheck = await session.call_tool("precheck", {"url": args.target})
+                out["precheck"] = {"is_error": precheck.isError,
+                                   "structured": precheck.structuredContent}
             for _ in range(args.calls):
                 started = time.monotonic()
                 result = await paying.call_tool(args.tool, {"url": args.target})
@@ -98,9 +102,10 @@ def main() -> int:
     ap.add_argument("--tool", default="check", choices=["check", "memo"])
     ap.add_argument("--keypair-seed-hex", help="32-byte buyer seed (default: a fresh key)")
     ap.add_argument("--calls", type=int, default=1)
+    ap.add_argument("--no-precheck", action="store_true", help="skip the free pre-check call")
     ap.add_argument("--compare-http", metavar="URL", help="time the HTTP route too (see above)")
     args = ap.parse_args()
-    out = {"tools": None, "criteria": None, "paid": [], "payer": None, "error": None,
+    out = {"tools": None, "criteria": None, "precheck": None, "paid": [], "payer": None, "error": None,
            "http_seconds": []}
     try:
         asyncio.run(asyncio.wait_for(run(args, out), timeout=120))

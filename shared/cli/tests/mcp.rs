@@ -1,8 +1,8 @@
 //! The MCP endpoint end to end, with what agents run: `payability serve`, and the MCP SDK's
 //! own Streamable HTTP client and `ClientSession` (`mcp` 1.x) wrapped by the official x402
 //! MCP client (`x402.mcp.x402MCPSession`, x402 2.25.0) in tests/e2e/mcp_buyer.py. The buyer
-//! lists the tools, calls the free `criteria` tool with the MCP SDK alone, then calls a paid
-//! tool, which probes, gets the challenge in `structuredContent`, pays it on the stubbed
+//! lists the tools, calls the free `criteria` and `precheck` tools with the MCP SDK alone,
+//! then calls a paid tool, which probes, gets the challenge in `structuredContent`, pays it on the stubbed
 //! Solana through the facilitator fixture or the official facilitator and validates the
 //! report against the tool's `outputSchema`. The report verifies with our code and with none
 //! of it (tests/e2e/verify_report.py); the settlement's signed receipt (HTTP and MCP) verifies
@@ -76,6 +76,9 @@ fn the_official_mcp_client_pays_both_tools_and_gets_verified_reports() {
     let keys = trusted(&world.server);
     let check = world.buy_mcp(&["--tool", "check"]);
     let report = paid_report(&check, "check");
+    let precheck = &check["precheck"];
+    assert_eq!(precheck["is_error"], false, "{check}");
+    assert_eq!(precheck["structured"]["in_policy"], true, "the pre-check tool answered: {check}");
     assert_eq!(report["state"], "POPULATED", "{check}");
     assert!(verify_signed(report, &keys).is_ok(), "{check}");
     assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
