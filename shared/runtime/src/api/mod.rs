@@ -256,8 +256,8 @@ impl<S: Stores> Service<S> {
     }
 
     /// Answers one request as a function serving only `routes` (a route of another
-    /// function: 404 `not_found`; MCP is [`Self::handle_mcp`]'s), and writes its log line. The route is resolved here,
-    /// once, for the answer, the log line and the EMF line.
+    /// function: 404 `not_found`; MCP is [`Self::handle_mcp`]'s), and writes its log line.
+    /// The route is resolved here, once, for the answer, the log line and the EMF line.
     pub async fn handle_served(&self, routes: &[Route], request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
         let route = Route::of_path(&request.path);

@@ -75,9 +75,14 @@ impl<S: Stores> Service<S> {
                 };
                 match self.fee_payer().await {
                     Some(fee_payer) => {
-                        let call = CallStyle::Body;
-                        let (resource_url, receipt_did) = (&resource_url, None);
-                        let offer = Offer { route: op, resource_url, fee_payer, call, receipt_did };
+                        let offer = Offer {
+                            route: op,
+                            resource_url: &resource_url,
+                            fee_payer,
+                            call: CallStyle::Body,
+                            // The pre-check delivers no verdict: no receipt.
+                            receipt_did: None,
+                        };
                         http_answer(self.offered(&offer, refusal))
                     }
                     None => error(ApiError::PaymentsUnavailable),
