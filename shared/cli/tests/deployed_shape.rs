@@ -13,7 +13,8 @@
 //!   processes, as between Lambda instances, and is settled by the store alone);
 //! - the official x402 Python client pays `POST /check` and `POST /memo`; the reports verify
 //!   against `/criteria`, with our code and with none of it (tests/e2e/verify_report.py);
-//! - the official MCP client wrapped by x402's pays the `check` tool of the mcp function;
+//! - the official MCP client wrapped by x402's pays the `check` and `memo` tools of the mcp
+//!   function;
 //! - a house check (the token from Secrets Manager) and a wrong token;
 //! - `/metrics` (its own function) and the ledger on DynamoDB count exactly that.
 //!
@@ -396,13 +397,13 @@ fn buy(url: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
 }
 
 /// Runs tests/e2e/mcp_buyer.py (the official MCP and x402 clients) against the MCP endpoint
-/// `url`, paying the check tool, bounded; returns its JSON line.
-fn buy_mcp(url: &str, target: &Target, rpc: &Fixture) -> Value {
+/// `url`, paying `tool`, bounded; returns its JSON line.
+fn buy_mcp(url: &str, tool: &str, target: &Target, rpc: &Fixture) -> Value {
     let (python, dir) = fixtures();
     let mut command = Command::new(python);
     command
         .arg(format!("{dir}/mcp_buyer.py"))
-        .args(["--url", url, "--target", &target.url, "--rpc", &rpc.url()])
+        .args(["--url", url, "--tool", tool, "--target", &target.url, "--rpc", &rpc.url()])
         // The free-tier counts of this scenario are the race's alone.
         .arg("--no-precheck");
     let ran = run_bounded(command, CHILD_WITHIN);
@@ -577,16 +578,18 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     assert_eq!(settled["settled"], 2, "{settled}");
 
     // The official MCP client (the MCP SDK's Streamable HTTP client wrapped by x402's) pays
-    // the check tool of the mcp function.
-    let run = buy_mcp(&format!("{base}/mcp"), &target, &rpc);
-    let paid_tool = &run["paid"][0];
-    assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
-    assert_eq!(paid_tool["payment_made"], true, "{run}");
-    assert_eq!(paid_tool["payment_response"]["success"], true, "{run}");
-    let report = &paid_tool["structured"];
-    assert!(verify_signed(report, &keys).is_ok(), "the MCP check report verifies: {run}");
-    assert_eq!((&report["op"], &report["state"]), (&json!("check"), &json!("POPULATED")));
-    assert_eq!(target.hits(), 4, "the check tool fetched the seller once");
+    // the check and the memo tools of the mcp function.
+    for (tool, state, hits) in [("check", "POPULATED", 4), ("memo", "MEMO-REUSED", 6)] {
+        let run = buy_mcp(&format!("{base}/mcp"), tool, &target, &rpc);
+        let paid_tool = &run["paid"][0];
+        assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
+        assert_eq!(paid_tool["payment_made"], true, "{run}");
+        assert_eq!(paid_tool["payment_response"]["success"], true, "{run}");
+        let report = &paid_tool["structured"];
+        assert!(verify_signed(report, &keys).is_ok(), "the MCP {tool} report verifies: {run}");
+        assert_eq!((&report["op"], &report["state"]), (&json!(tool), &json!(state)));
+        assert_eq!(target.hits(), hits, "the {tool} tool fetched the seller");
+    }
 
     // A house check: the token the function read from Secrets Manager.
     let bearer = format!("Bearer {HOUSE_TOKEN}");
@@ -594,20 +597,20 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     assert_eq!(house.status, 200, "{house}");
     assert!(verify_signed(&house.body, &keys).is_ok(), "the house report verifies: {house}");
     assert_eq!((&house.body["house"], &house.body["op"]), (&json!(true), &json!("check")));
-    assert_eq!(target.hits(), 5);
+    assert_eq!(target.hits(), 7);
     let wrong = watch.call("POST", "/check", &[("Authorization", "Bearer nope")], &target_body);
     assert_eq!(wrong.status, 402, "a wrong token is an unpaid request: {wrong}");
-    assert_eq!(target.hits(), 5, "nothing was fetched for it");
+    assert_eq!(target.hits(), 7, "nothing was fetched for it");
 
     // The metrics function reads what the others counted, and the ledger on DynamoDB holds
-    // the three paid entries (fee from getTransaction) and the house entry.
+    // the four paid entries (fee from getTransaction) and the house entry.
     let metrics = watch.call_repeatable("GET", "/metrics", &[], "", ANSWER_WITHIN).body;
     let today = &metrics["today"];
     let counts = [
         ("precheck", 1),
         ("free_tier_refusal", RACERS as u64 - 1),
         ("paid_check_populated", 2),
-        ("paid_memo_memo_reused", 1),
+        ("paid_memo_memo_reused", 2),
         ("house_check", 1),
     ];
     for (counter, count) in counts {
@@ -626,6 +629,6 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
             Payer::House { .. } => house_entries += 1,
         }
     }
-    assert_eq!((paid_entries, house_entries), (3, 1), "{} ledger entries", entries.len());
+    assert_eq!((paid_entries, house_entries), (4, 1), "{} ledger entries", entries.len());
     eprintln!("deployed shape: green after {:.1?}", started.elapsed());
 }

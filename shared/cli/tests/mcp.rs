@@ -2,9 +2,9 @@
 //! own Streamable HTTP client and `ClientSession` (`mcp` 1.x) wrapped by the official x402
 //! MCP client (`x402.mcp.x402MCPSession`, x402 2.25.0) in tests/e2e/mcp_buyer.py. The buyer
 //! lists the tools, calls the free `criteria` and `precheck` tools with the MCP SDK alone,
-//! then calls a paid tool, which probes, gets the challenge in `structuredContent`, pays it on the stubbed
-//! Solana through the facilitator fixture or the official facilitator and validates the
-//! report against the tool's `outputSchema`. The report verifies with our code and with none
+//! then calls a paid tool (check and memo, through the facilitator fixture and through the
+//! official facilitator), which probes, gets the challenge in `structuredContent`, pays it on
+//! the stubbed Solana and validates the report against the tool's `outputSchema`. The report verifies with our code and with none
 //! of it (tests/e2e/verify_report.py); the settlement's signed receipt (HTTP and MCP) verifies
 //! against `/.well-known/did.json` with `jose` and with `@x402/extensions`
 //! (tests/e2e/discovery/verify_receipt.mjs).
@@ -108,10 +108,12 @@ fn the_official_mcp_client_pays_both_tools_and_gets_verified_reports() {
 fn the_official_mcp_client_pays_through_the_official_facilitator() {
     let world = World::with_target(FacilitatorKind::Official, StoreKind::Embedded, Target::start());
     let keys = trusted(&world.server);
-    let run = world.buy_mcp(&["--tool", "check"]);
-    let report = paid_report(&run, "check");
-    assert!(verify_signed(report, &keys).is_ok(), "{run}");
-    assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
+    for tool in ["check", "memo"] {
+        let run = world.buy_mcp(&["--tool", tool, "--no-precheck"]);
+        let report = paid_report(&run, tool);
+        assert!(verify_signed(report, &keys).is_ok(), "{run}");
+        assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
+    }
 }
 
 #[test]
