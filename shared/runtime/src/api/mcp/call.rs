@@ -174,11 +174,12 @@ impl<S: Stores> Service<S> {
                 return ToolResult::of(tool, error(ApiError::UrlRefused(refusal)), None);
             }
         };
-        let urls = self
-            .request_url(request)
-            .and_then(|resource_url| Ok((resource_url, self.base_url(request)?.to_owned())));
-        let (resource_url, base_url) = match urls {
-            Ok(urls) => urls,
+        let resource_url = match self.request_url(request) {
+            Ok(url) => url,
+            Err(refused) => return ToolResult::of(tool, refused, None),
+        };
+        let base_url = match self.base_url(request) {
+            Ok(base) => base.to_owned(),
             Err(refused) => return ToolResult::of(tool, refused, None),
         };
         let purchase = PurchaseRequest {

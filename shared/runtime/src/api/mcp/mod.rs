@@ -97,7 +97,7 @@ fn request_id(message: &serde_json::Map<String, Value>) -> Result<Option<Value>,
     match message.get("id") {
         None => Ok(None),
         Some(id @ Value::String(_)) => Ok(Some(id.clone())),
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(message.get("id").cloned()),
+        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Some(id.clone())),
         Some(_) => Err(RpcError::InvalidRequest),
     }
 }
@@ -128,8 +128,9 @@ impl<S: Stores> Service<S> {
             Ok(id) => id,
             Err(refused) => return rpc_error(&Value::Null, refused),
         };
+        let version = message.get("jsonrpc").and_then(Value::as_str);
         let method = message.get("method").and_then(Value::as_str);
-        let (Some(method), true) = (method, message.get("jsonrpc") == Some(&json!("2.0"))) else {
+        let (Some("2.0"), Some(method)) = (version, method) else {
             return rpc_error(id.as_ref().unwrap_or(&Value::Null), RpcError::InvalidRequest);
         };
         let Some(id) = id else {
