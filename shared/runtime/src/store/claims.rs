@@ -28,22 +28,20 @@ pub trait PaymentClaims: Send + Sync {
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
 
-    /// Takes a payer's early-fetch lease for `holder` until `until` (one conditional write):
-    /// true when no other payment of the payer holds an unexpired one, so a payer has at most
+    /// Takes the payer's early-fetch lease for its holder (one conditional write): true when
+    /// no other payment of the payer holds an unexpired one at `now`, so a payer has at most
     /// one fetch running while its settlement is in flight.
     fn lease_early_fetch(
         &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
+        lease: &EarlyFetchLease,
         now: UtcMillis,
-        until: UtcMillis,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
-    /// Gives back the payer's early-fetch lease if `holder` holds it (else writes nothing).
+    /// Gives back the payer's early-fetch lease if its holder still holds it (else writes
+    /// nothing).
     fn release_early_fetch(
         &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
+        lease: &EarlyFetchLease,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// The payment an identifier names, while its mapping is younger than [`CLAIM_TTL_MS`]
@@ -143,9 +141,22 @@ impl std::fmt::Debug for IdentifierBinding {
     }
 }
 
-/// The key of a payer's early-fetch lease: `early-fetch:wallet:<wallet>`.
-pub fn early_fetch_key(payer: &Base58Id) -> String {
-    format!("early-fetch:wallet:{}", payer.as_str())
+/// A payer's early-fetch lease as one payment asks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EarlyFetchLease {
+    /// The payer whose one lease it is.
+    pub payer: Base58Id,
+    /// The payment that holds it.
+    pub holder: PaymentId,
+    /// When it expires by itself (its request died without giving it back).
+    pub until: UtcMillis,
+}
+
+impl EarlyFetchLease {
+    /// The key of the payer's lease: `early-fetch:wallet:<wallet>`.
+    pub fn key(&self) -> String {
+        format!("early-fetch:wallet:{}", self.payer.as_str())
+    }
 }
 
 /// 32 bytes as 64 lowercase hex digits.

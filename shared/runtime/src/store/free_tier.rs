@@ -53,16 +53,17 @@ pub enum CallerKey {
 }
 
 impl CallerKey {
-    /// The counter key for a UTC day: `free:wallet:<wallet>:<day>`, `free:ip:<ipv4>:<day>`
-    /// or `free:ip:<ipv6 /64 network>/64:<day>`.
-    pub fn key(&self, day: &UtcDay) -> String {
-        match self {
+    /// The counter key for the UTC day of `now`: `free:wallet:<wallet>:<day>`,
+    /// `free:ip:<ipv4>:<day>` or `free:ip:<ipv6 /64 network>/64:<day>`.
+    pub fn key_on(&self, now: UtcMillis) -> Result<String, StoreError> {
+        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
+        Ok(match self {
             Self::Wallet(w) => format!("free:wallet:{}:{}", w.as_str(), day.as_str()),
             Self::SourceIp(ip) => match source_network(*ip) {
                 IpAddr::V4(v4) => format!("free:ip:{v4}:{}", day.as_str()),
                 IpAddr::V6(v6) => format!("free:ip:{v6}/64:{}", day.as_str()),
             },
-        }
+        })
     }
 
     /// The allowance of this counter: pre-checks per UTC day and the least interval in ms.

@@ -21,9 +21,9 @@ mod metrics;
 pub mod sqlite;
 
 pub use claims::{
-    AdvanceOutcome, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding,
-    MAX_RESUMES, NewClaim, PaymentClaims, PaymentId, ResumeOutcome, StoredAttributes, StoredClaim,
-    Transition, UrlBinding, early_fetch_key,
+    AdvanceOutcome, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, EarlyFetchLease, IN_FLIGHT_MS,
+    IdentifierBinding, MAX_RESUMES, NewClaim, PaymentClaims, PaymentId, ResumeOutcome,
+    StoredAttributes, StoredClaim, Transition, UrlBinding,
 };
 pub use common::{Base58Id, DAY_MS, PaidOp, StoreError, UtcDay, UtcMillis};
 pub use free_tier::{

@@ -508,12 +508,10 @@ impl PaymentClaims for SqliteStore {
 
     async fn lease_early_fetch(
         &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
+        lease: &EarlyFetchLease,
         now: UtcMillis,
-        until: UtcMillis,
     ) -> Result<bool, StoreError> {
-        let (key, holder) = (early_fetch_key(payer), holder.key());
+        let (key, holder, until) = (lease.key(), lease.holder.key(), lease.until);
         let expires_at = epoch_seconds(until.0);
         self.in_write_transaction(move |transaction| {
             let taken = transaction
@@ -530,12 +528,8 @@ impl PaymentClaims for SqliteStore {
         .await
     }
 
-    async fn release_early_fetch(
-        &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
-    ) -> Result<(), StoreError> {
-        let (key, holder) = (early_fetch_key(payer), holder.key());
+    async fn release_early_fetch(&self, lease: &EarlyFetchLease) -> Result<(), StoreError> {
+        let (key, holder) = (lease.key(), lease.holder.key());
         self.in_write_transaction(move |transaction| {
             transaction
                 .prepare_cached(
@@ -679,7 +673,7 @@ impl FreeTier for SqliteStore {
         caller: &CallerKey,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let key = caller.key(&UtcDay::of(now).ok_or(StoreError::Corrupt)?);
+        let key = caller.key_on(now)?;
         let caller = caller.clone();
         self.in_write_transaction(move |transaction| {
             let decision = free_tier_read(transaction, &caller, &key, now)?;
@@ -697,17 +691,13 @@ impl FreeTier for SqliteStore {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
-        let counters: Vec<(CallerKey, String)> = std::iter::once(caller.source_key())
+        let counters = std::iter::once(caller.source_key())
             .chain(caller.wallet_key())
-            .map(|counter| {
-                let key = counter.key(&day);
-                (counter, key)
-            })
-            .collect();
+            .map(|counter| Ok((counter.key_on(now)?, counter)))
+            .collect::<Result<Vec<(String, CallerKey)>, StoreError>>()?;
         self.in_write_transaction(move |transaction| {
             let mut spends = Vec::with_capacity(counters.len());
-            for (counter, key) in &counters {
+            for (key, counter) in &counters {
                 match free_tier_read(transaction, counter, key, now)? {
                     FreeTierDecision::Allowed { used } => spends.push((key, used)),
                     refused => return Ok(refused),

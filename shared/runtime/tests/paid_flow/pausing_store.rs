@@ -135,21 +135,14 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
 
     async fn lease_early_fetch(
         &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
+        lease: &EarlyFetchLease,
         now: UtcMillis,
-        until: UtcMillis,
     ) -> Result<bool, StoreError> {
-        self.around("lease_early_fetch", self.inner.lease_early_fetch(payer, holder, now, until))
-            .await
+        self.around("lease_early_fetch", self.inner.lease_early_fetch(lease, now)).await
     }
 
-    async fn release_early_fetch(
-        &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
-    ) -> Result<(), StoreError> {
-        self.around("release_early_fetch", self.inner.release_early_fetch(payer, holder)).await
+    async fn release_early_fetch(&self, lease: &EarlyFetchLease) -> Result<(), StoreError> {
+        self.around("release_early_fetch", self.inner.release_early_fetch(lease)).await
     }
 
     async fn identified(

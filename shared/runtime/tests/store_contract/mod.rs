@@ -409,19 +409,26 @@ async fn a_payer_holds_one_early_fetch_lease_at_a_time<F: Fixture>(fixture: &F) 
     let (payer, other_payer) = (wallet(6), wallet(7));
     let (first, second) = (PaymentId([61; 32]), PaymentId([62; 32]));
     let until = at(10_000);
-    let lease = |payer, holder, now| store.lease_early_fetch(payer, holder, now, until);
-    assert_eq!(lease(&payer, &first, T0).await, Ok(true), "a free lease");
-    assert_eq!(lease(&payer, &first, at(1)).await, Ok(true), "its holder takes it again");
-    assert_eq!(lease(&payer, &second, at(2)).await, Ok(false), "held for another payment");
-    assert_eq!(lease(&other_payer, &second, at(2)).await, Ok(true), "one lease per payer");
-    assert_eq!(store.release_early_fetch(&payer, &second).await, Ok(()), "not its holder");
-    assert_eq!(lease(&payer, &second, at(3)).await, Ok(false), "still held");
-    assert_eq!(store.release_early_fetch(&payer, &first).await, Ok(()));
-    assert_eq!(lease(&payer, &second, at(4)).await, Ok(true), "given back");
-    let later = store.lease_early_fetch(&payer, &first, until, at(20_000)).await;
+    let of = |payer: &Base58Id, holder| EarlyFetchLease { payer: payer.clone(), holder, until };
+    let (mine, theirs, elsewhere) =
+        (of(&payer, first), of(&payer, second), of(&other_payer, second));
+    assert_eq!(store.lease_early_fetch(&mine, T0).await, Ok(true), "a free lease");
+    assert_eq!(store.lease_early_fetch(&mine, at(1)).await, Ok(true), "its holder takes it again");
+    assert_eq!(
+        store.lease_early_fetch(&theirs, at(2)).await,
+        Ok(false),
+        "held for another payment"
+    );
+    assert_eq!(store.lease_early_fetch(&elsewhere, at(2)).await, Ok(true), "one lease per payer");
+    assert_eq!(store.release_early_fetch(&theirs).await, Ok(()), "not its holder");
+    assert_eq!(store.lease_early_fetch(&theirs, at(3)).await, Ok(false), "still held");
+    assert_eq!(store.release_early_fetch(&mine).await, Ok(()));
+    assert_eq!(store.lease_early_fetch(&theirs, at(4)).await, Ok(true), "given back");
+    let renewed = EarlyFetchLease { until: at(20_000), ..mine.clone() };
+    let later = store.lease_early_fetch(&renewed, until).await;
     assert_eq!(later, Ok(true), "an expired lease (its request died) is free");
-    let unknown = wallet(8);
-    assert_eq!(store.release_early_fetch(&unknown, &first).await, Ok(()), "nothing to give back");
+    let unknown = of(&wallet(8), first);
+    assert_eq!(store.release_early_fetch(&unknown).await, Ok(()), "nothing to give back");
 }
 
 /// A claim with a `payment-identifier` id binding (a multi-item transaction on DynamoDB).

@@ -20,7 +20,7 @@ use super::super::service::{Service, Stores};
 use super::Payment;
 use super::delivery::Delivery;
 use super::stop::Stop;
-use crate::store::Base58Id;
+use crate::store::{Base58Id, EarlyFetchLease};
 use crate::verdict::Fetched;
 
 impl<S: Stores> Service<S> {
@@ -37,10 +37,13 @@ impl<S: Stores> Service<S> {
         let Some(wallet) = payer.clone() else {
             return Ok((self.settle(payment, payer, budget).await?, None));
         };
+        let now = (self.clock)();
+        let until = UtcMillis(now.0.saturating_add(EARLY_FETCH_LEASE.as_millis() as i64));
+        let lease = EarlyFetchLease { payer: wallet, holder: payment.id, until };
         let leased = AtomicBool::new(false);
         let settle = self.settle(payment, payer, budget);
         let early = async {
-            if !self.lease(&wallet, payment).await {
+            if !self.lease(&lease, now).await {
                 return None;
             }
             leased.store(true, Ordering::SeqCst);
@@ -55,9 +58,7 @@ impl<S: Stores> Service<S> {
             },
             fetched = &mut early => (settle.await, fetched),
         };
-        if leased.load(Ordering::SeqCst)
-            && self.store.release_early_fetch(&wallet, &payment.id).await.is_err()
-        {
+        if leased.load(Ordering::SeqCst) && self.store.release_early_fetch(&lease).await.is_err() {
             tracing::warn!(rule = "early_fetch_lease_kept", "a lease waits for its expiry");
         }
         Ok((settled?, fetched))
@@ -65,10 +66,8 @@ impl<S: Stores> Service<S> {
 
     /// Takes the payer's early-fetch lease within [`EARLY_FETCH_LEASE_BOUND`]; false when
     /// another of its payments holds it, or the store does not answer in time.
-    async fn lease(&self, wallet: &Base58Id, payment: &Payment) -> bool {
-        let now = (self.clock)();
-        let until = UtcMillis(now.0.saturating_add(EARLY_FETCH_LEASE.as_millis() as i64));
-        let lease = self.store.lease_early_fetch(wallet, &payment.id, now, until);
+    async fn lease(&self, lease: &EarlyFetchLease, now: UtcMillis) -> bool {
+        let lease = self.store.lease_early_fetch(lease, now);
         matches!(tokio::time::timeout(EARLY_FETCH_LEASE_BOUND, lease).await, Ok(Ok(true)))
     }
 }

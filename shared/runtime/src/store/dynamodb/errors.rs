@@ -4,6 +4,7 @@
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 
 use super::StoreError;
@@ -14,6 +15,15 @@ pub(super) enum Conditional<T> {
     Written(T),
     /// The condition did not hold; nothing was written.
     ConditionFailed,
+}
+
+/// What a two-item `TransactWriteItems` came to.
+pub(super) enum Transacted {
+    /// Both conditions held and both writes were applied.
+    Written,
+    /// The transaction was cancelled, nothing written: whether each item failed its
+    /// condition (neither, when it was cancelled for another reason, a conflict say).
+    Cancelled([bool; 2]),
 }
 
 /// An operation error that can be a failed condition.
@@ -43,6 +53,29 @@ pub(super) fn conditional<T, E: ConditionCheck, R>(
         Err(SdkError::ServiceError(failure)) if failure.err().is_condition_failed() => {
             Ok(Conditional::ConditionFailed)
         }
+        Err(_) => Err(StoreError::Unavailable),
+    }
+}
+
+/// The outcome of a two-item transaction: written, cancelled (with each item's condition),
+/// or unavailable.
+pub(super) fn transacted<T, R>(
+    result: Result<T, SdkError<TransactWriteItemsError, R>>,
+) -> Result<Transacted, StoreError> {
+    match result {
+        Ok(_) => Ok(Transacted::Written),
+        Err(SdkError::ServiceError(failure)) => match failure.err() {
+            TransactWriteItemsError::TransactionCanceledException(cancelled) => {
+                let failed = |n: usize| {
+                    cancelled
+                        .cancellation_reasons()
+                        .get(n)
+                        .is_some_and(|reason| reason.code() == Some("ConditionalCheckFailed"))
+                };
+                Ok(Transacted::Cancelled([failed(0), failed(1)]))
+            }
+            _ => Err(StoreError::Unavailable),
+        },
         Err(_) => Err(StoreError::Unavailable),
     }
 }

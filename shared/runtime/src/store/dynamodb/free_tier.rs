@@ -9,7 +9,7 @@ use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_
 use super::errors::{Conditional, conditional, unavailable};
 use crate::store::{
     CallerKey, DAY_MS, FREE_TIER_TTL_MS, FreeCaller, FreeTier, FreeTierDecision, StoreError,
-    UtcDay, UtcMillis,
+    UtcMillis,
 };
 
 /// What spending one counter came to.
@@ -26,8 +26,7 @@ impl FreeTier for DynamoStore {
         caller: &CallerKey,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
-        Ok(match self.spend(caller, &caller.key(&day), now).await? {
+        Ok(match self.spend(caller, &caller.key_on(now)?, now).await? {
             Spend::Allowed { used, .. } => FreeTierDecision::Allowed { used },
             Spend::Refused(decision) => decision,
         })
@@ -39,9 +38,8 @@ impl FreeTier for DynamoStore {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
         let source = caller.source_key();
-        let source_key = source.key(&day);
+        let source_key = source.key_on(now)?;
         let (used, previous_last_ms) = match self.spend(&source, &source_key, now).await? {
             Spend::Allowed { used, previous_last_ms } => (used, previous_last_ms),
             Spend::Refused(decision) => return Ok(decision),
@@ -49,7 +47,7 @@ impl FreeTier for DynamoStore {
         let Some(wallet) = caller.wallet_key() else {
             return Ok(FreeTierDecision::Allowed { used });
         };
-        let refused = match self.spend(&wallet, &wallet.key(&day), now).await {
+        let refused = match self.spend(&wallet, &wallet.key_on(now)?, now).await {
             Ok(Spend::Allowed { .. }) => return Ok(FreeTierDecision::Allowed { used }),
             Ok(Spend::Refused(decision)) => Ok(decision),
             Err(error) => Err(error),

@@ -1,12 +1,10 @@
 //! The ledger table: one item per entry, exactly the closed attribute list plus `pk`.
 
-use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 
 use super::DynamoStore;
 use super::attributes::{Item, KEY, key_of, number, read_text, text};
-use super::errors::{Conditional, conditional, unavailable};
+use super::errors::{Conditional, Transacted, conditional, unavailable};
 use super::metrics::write_key;
 use crate::store::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use crate::store::{
@@ -40,19 +38,12 @@ impl Ledger for DynamoStore {
             .expression_attribute_values(":one", number(1))
             .build()
             .map_err(|_| StoreError::Corrupt)?;
-        let written = self
-            .client
-            .transact_write_items()
-            .transact_items(TransactWriteItem::builder().put(put).build())
-            .transact_items(TransactWriteItem::builder().update(count).build())
-            .send()
-            .await;
-        match written {
-            Ok(_) => Ok(AppendOutcome::Appended),
-            Err(SdkError::ServiceError(failure)) if put_condition_failed(failure.err()) => {
-                Ok(AppendOutcome::AlreadyRecorded)
-            }
-            Err(_) => Err(StoreError::Unavailable),
+        let put = TransactWriteItem::builder().put(put).build();
+        let count = TransactWriteItem::builder().update(count).build();
+        match self.transact_two(put, count).await? {
+            Transacted::Written => Ok(AppendOutcome::Appended),
+            Transacted::Cancelled([true, _]) => Ok(AppendOutcome::AlreadyRecorded),
+            Transacted::Cancelled(_) => Err(StoreError::Unavailable),
         }
     }
 
@@ -156,16 +147,5 @@ fn field(value: &AttributeValue) -> Option<Field> {
         AttributeValue::Bool(value) => Some(Field::Bool(*value)),
         AttributeValue::Null(true) => Some(Field::Null),
         _ => None,
-    }
-}
-
-/// True when a cancelled transaction's first item (the ledger put) failed its condition.
-fn put_condition_failed(error: &TransactWriteItemsError) -> bool {
-    match error {
-        TransactWriteItemsError::TransactionCanceledException(cancelled) => cancelled
-            .cancellation_reasons()
-            .first()
-            .is_some_and(|reason| reason.code() == Some("ConditionalCheckFailed")),
-        _ => false,
     }
 }

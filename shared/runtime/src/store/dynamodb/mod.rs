@@ -1,6 +1,7 @@
 //! The DynamoDB backend (production): one table per capability, each keyed by a single
 //! string partition key `pk`, so each function's IAM policy can name exactly its tables.
-//! Every invariant is one conditional single-item write; nothing is read and then written.
+//! Every invariant is one conditional write (of one item, or a two-item transaction);
+//! nothing is read and then written.
 //! Reads are strongly consistent. Throttling and transient failures are retried by the
 //! SDK's standard policy within explicit time bounds; after that the answer is
 //! [`StoreError::Unavailable`]. No SDK error text ever leaves this module.
@@ -22,12 +23,14 @@ use aws_config::SdkConfig;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::TransactWriteItem;
 
 pub use attributes::{KEY, TTL_ATTRIBUTE};
 pub use metrics::SHARDS as METRICS_SHARDS;
 pub use tables::{TABLE_VARIABLES, TableNames, create_tables};
 
 use super::StoreError;
+use errors::{Transacted, transacted};
 
 /// How often a request is tried and how long it may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,5 +96,16 @@ impl DynamoStore {
     /// The configured client (for [`create_tables`] and local tooling).
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// One `TransactWriteItems` of two writes: both applied, or neither.
+    async fn transact_two(
+        &self,
+        first: TransactWriteItem,
+        second: TransactWriteItem,
+    ) -> Result<Transacted, StoreError> {
+        let written =
+            self.client.transact_write_items().transact_items(first).transact_items(second);
+        transacted(written.send().await)
     }
 }

@@ -8,20 +8,17 @@
 //! ([`IdentifierBinding::key`]), naming the claim key of the payment first claimed with it,
 //! with its claim time and TTL; claim and mapping are one `TransactWriteItems`.
 
-use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{Put, ReturnValue, TransactWriteItem};
 
 use super::DynamoStore;
 use super::attributes::{
     Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number, read_text, text,
 };
-use super::errors::{Conditional, conditional, unavailable};
-use crate::store::early_fetch_key;
+use super::errors::{Conditional, Transacted, conditional, unavailable};
 use crate::store::{
-    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, IN_FLIGHT_MS,
-    IdentifierBinding, MAX_RESUMES, NewClaim, PaidOp, PaymentClaims, PaymentId, ResumeOutcome,
-    StoreError, StoredAttributes, StoredClaim, Transition, UrlBinding, UtcMillis,
+    AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, EarlyFetchLease,
+    IN_FLIGHT_MS, IdentifierBinding, MAX_RESUMES, NewClaim, PaidOp, PaymentClaims, PaymentId,
+    ResumeOutcome, StoreError, StoredAttributes, StoredClaim, Transition, UrlBinding, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
@@ -84,37 +81,27 @@ impl PaymentClaims for DynamoStore {
             )
             .build()
             .map_err(|_| StoreError::Corrupt)?;
-        let written = self
-            .client
-            .transact_write_items()
-            .transact_items(TransactWriteItem::builder().put(put).build())
-            .transact_items(TransactWriteItem::builder().put(mapping).build())
-            .send()
-            .await;
-        match written {
-            Ok(_) => Ok(ClaimOutcome::Claimed),
-            Err(SdkError::ServiceError(failure)) => match failed_conditions(failure.err()) {
-                Some([true, _]) => self.claimed_by(id, &token).await,
-                Some([false, true]) => Ok(ClaimOutcome::IdentifierTaken),
-                _ => Err(StoreError::Unavailable),
-            },
-            Err(_) => Err(StoreError::Unavailable),
+        let put = TransactWriteItem::builder().put(put).build();
+        let mapping = TransactWriteItem::builder().put(mapping).build();
+        match self.transact_two(put, mapping).await? {
+            Transacted::Written => Ok(ClaimOutcome::Claimed),
+            Transacted::Cancelled([true, _]) => self.claimed_by(id, &token).await,
+            Transacted::Cancelled([false, true]) => Ok(ClaimOutcome::IdentifierTaken),
+            Transacted::Cancelled([false, false]) => Err(StoreError::Unavailable),
         }
     }
 
     /// One conditional `UpdateItem` of `early-fetch:wallet:<payer>`: free, expired or ours.
     async fn lease_early_fetch(
         &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
+        lease: &EarlyFetchLease,
         now: UtcMillis,
-        until: UtcMillis,
     ) -> Result<bool, StoreError> {
         let update = self
             .client
             .update_item()
             .table_name(&self.tables.payments)
-            .set_key(Some(key_of(early_fetch_key(payer))))
+            .set_key(Some(key_of(lease.key())))
             .update_expression("SET #holder = :holder, #until = :until, #ttl = :ttl")
             .condition_expression(
                 "attribute_not_exists(#pk) OR #until <= :now OR #holder = :holder",
@@ -123,9 +110,9 @@ impl PaymentClaims for DynamoStore {
             .expression_attribute_names("#holder", "holder")
             .expression_attribute_names("#until", "held_until_ms")
             .expression_attribute_names("#ttl", TTL_ATTRIBUTE)
-            .expression_attribute_values(":holder", text(holder.key()))
-            .expression_attribute_values(":until", number(until.0))
-            .expression_attribute_values(":ttl", number(epoch_seconds(until.0)))
+            .expression_attribute_values(":holder", text(lease.holder.key()))
+            .expression_attribute_values(":until", number(lease.until.0))
+            .expression_attribute_values(":ttl", number(epoch_seconds(lease.until.0)))
             .expression_attribute_values(":now", number(now.0))
             .send()
             .await;
@@ -133,21 +120,17 @@ impl PaymentClaims for DynamoStore {
     }
 
     /// One conditional `UpdateItem`: `held_until_ms = 0` if `holder` holds it.
-    async fn release_early_fetch(
-        &self,
-        payer: &Base58Id,
-        holder: &PaymentId,
-    ) -> Result<(), StoreError> {
+    async fn release_early_fetch(&self, lease: &EarlyFetchLease) -> Result<(), StoreError> {
         let update = self
             .client
             .update_item()
             .table_name(&self.tables.payments)
-            .set_key(Some(key_of(early_fetch_key(payer))))
+            .set_key(Some(key_of(lease.key())))
             .update_expression("SET #until = :zero")
             .condition_expression("#holder = :holder")
             .expression_attribute_names("#holder", "holder")
             .expression_attribute_names("#until", "held_until_ms")
-            .expression_attribute_values(":holder", text(holder.key()))
+            .expression_attribute_values(":holder", text(lease.holder.key()))
             .expression_attribute_values(":zero", number(0))
             .send()
             .await;
@@ -299,20 +282,6 @@ impl DynamoStore {
 }
 
 /// Which items of a cancelled claim transaction failed their condition ([claim, mapping]);
-/// None when it failed for another reason.
-fn failed_conditions(error: &TransactWriteItemsError) -> Option<[bool; 2]> {
-    let TransactWriteItemsError::TransactionCanceledException(cancelled) = error else {
-        return None;
-    };
-    let failed = |n: usize| {
-        cancelled
-            .cancellation_reasons()
-            .get(n)
-            .is_some_and(|reason| reason.code() == Some("ConditionalCheckFailed"))
-    };
-    Some([failed(0), failed(1)])
-}
-
 /// A string attribute that may be absent.
 fn optional_text<'a>(item: &'a Item, name: &str) -> Result<Option<&'a str>, StoreError> {
     item.get(name).map(|_| read_text(item, name)).transpose()
