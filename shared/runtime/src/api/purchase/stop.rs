@@ -11,7 +11,6 @@ use crate::api::errors::{ApiError, Refusal};
 use crate::store::StoreError;
 
 /// The `Err` of every step of a purchase: why it stops, and what it says of the settlement.
-#[derive(Debug)]
 pub(in crate::api) struct Stop {
     /// The answer owed.
     reason: StopReason,
@@ -20,7 +19,7 @@ pub(in crate::api) struct Stop {
 }
 
 /// Why a purchase stops.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 enum StopReason {
     /// A fresh challenge, refusing the payment (or asking for one).
     Offer(Refusal),
