@@ -23,6 +23,7 @@ use payability_fuzz::fixtures::{
     terms, v0_message, wire, write_capture,
 };
 use payability_fuzz::frame::FrameWriter;
+use payability_tests::vectors::{LOOPBACK_HOST_IPV6, LOOPBACK_HOSTS_OF_127_0_0_1, NOT_PUBLIC_URLS};
 use serde_json::{Value, json};
 
 /// Where one target's seeds go.
@@ -243,30 +244,9 @@ fn payments() {
 
 fn urls() {
     let long = format!("https://seller.example/{}", "a".repeat(2_030));
-    let vectors = [
-        "http://2130706433/",
-        "http://0x7f000001/",
-        "http://017700000001/",
-        "http://127.1/",
-        "http://0.0.0.0/",
-        "http://[::ffff:127.0.0.1]/",
-        "http://[::1]/",
-        "http://169.254.169.254/latest/meta-data/",
-        "http://100.64.0.1/",
-        "http://[fd00::1]/",
-        "http://10.0.0.1/",
-        "http://192.168.1.1/",
-        "http://172.31.255.255/",
-        "http://[fe80::1]/",
-        "http://[64:ff9b::7f00:1]/",
-        "http://[2002:7f00:1::]/",
-        "http://[::]/",
-        "http://224.0.0.1/",
-        "http://255.255.255.255/",
-        "http://[2001:db8::1]/",
-        "http://localhost:9001/",
-        "http://api.localhost/",
-        "http://LOCALHOST./",
+    let loopback = LOOPBACK_HOSTS_OF_127_0_0_1.iter().chain([&LOOPBACK_HOST_IPV6]);
+    let not_public = loopback.map(|host| format!("http://{host}/")).chain(NOT_PUBLIC_URLS.map(str::to_owned));
+    let others = [
         "not a url",
         "https://",
         "http://exa mple.com/",
@@ -286,12 +266,9 @@ fn urls() {
         "http://0x7f.1/",
         "http://[::127.0.0.1]/",
         "https://%31%32%37.0.0.1/",
-        &long,
     ];
-    write(
-        "url_policy",
-        vectors.iter().enumerate().map(|(i, v)| (format!("{i}"), v.as_bytes().to_vec())).collect(),
-    );
+    let vectors = not_public.chain(others.map(str::to_owned)).chain([long]);
+    write("url_policy", vectors.enumerate().map(|(i, v)| (format!("{i}"), v.into_bytes())).collect());
 }
 
 fn facilitator() {
