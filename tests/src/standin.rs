@@ -12,10 +12,11 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Bytes, Incoming};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::{Bytes, Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -68,6 +69,16 @@ pub enum Reply {
         /// Header fields beyond the framing.
         headers: Vec<(String, String)>,
         /// The body bytes.
+        body: Vec<u8>,
+    },
+    /// A status and the first bytes of a body that declares `declared` bytes: the
+    /// connection closes after them (an answer cut short).
+    CutShort {
+        /// The status code.
+        status: u16,
+        /// The Content-Length the head declares.
+        declared: usize,
+        /// The bytes written of the body (fewer than declared).
         body: Vec<u8>,
     },
     /// Close the connection without a byte of answer.
@@ -262,8 +273,13 @@ async fn serve(stream: TcpStream, handler: Handler, seen: Arc<Seen>) {
                     for (name, value) in headers {
                         response = response.header(name, value);
                     }
-                    response.body(Full::new(Bytes::from(body))).map_err(|_| Closed)
+                    response.body(Answer::Full(Some(Bytes::from(body)))).map_err(|_| Closed)
                 }
+                Reply::CutShort { status, declared, body } => hyper::Response::builder()
+                    .status(status)
+                    .header("content-length", declared)
+                    .body(Answer::CutShort(Some(Bytes::from(body)), Box::pin(flushed())))
+                    .map_err(|_| Closed),
                 Reply::Close => Err(Closed),
             }
         }
@@ -271,6 +287,51 @@ async fn serve(stream: TcpStream, handler: Handler, seen: Arc<Seen>) {
     let mut connection = http1::Builder::new();
     let connection = connection.keep_alive(false).serve_connection(TokioIo::new(stream), service);
     let _ = connection.await;
+}
+
+/// An answer's body: whole, or its first bytes and then a broken connection.
+enum Answer {
+    /// The whole body, once.
+    Full(Option<Bytes>),
+    /// These bytes, then (once hyper has flushed them) an error: hyper closes the connection
+    /// short of the declared length.
+    CutShort(Option<Bytes>, Pin<Box<tokio::time::Sleep>>),
+}
+
+impl hyper::body::Body for Answer {
+    type Data = Bytes;
+    type Error = Closed;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Closed>>> {
+        match self.get_mut() {
+            Self::Full(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
+            Self::CutShort(bytes, flushed) => match bytes.take() {
+                Some(bytes) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                None => flushed.as_mut().poll(context).map(|()| Some(Err(Closed))),
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Self::Full(None))
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match self {
+            Self::Full(bytes) => {
+                hyper::body::SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            Self::CutShort(..) => hyper::body::SizeHint::default(),
+        }
+    }
+}
+
+/// A pause long enough for hyper to flush what a cut-short answer wrote before it breaks.
+fn flushed() -> tokio::time::Sleep {
+    tokio::time::sleep(Duration::from_millis(20))
 }
 
 /// The request as recorded: method, path and query, headers, body (bounded).
@@ -344,5 +405,15 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(std::net::TcpStream::connect(addr).is_err(), "the listener is gone");
+    }
+
+    #[test]
+    fn a_cut_short_answer_declares_more_than_it_sends_then_closes() {
+        let cut = Reply::CutShort { status: 200, declared: 100, body: b"{\"a\":".to_vec() };
+        let stand_in = StandIn::canned(vec![cut]);
+        let answer = exchange(&stand_in, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(answer.contains("content-length: 100\r\n"), "{answer}");
+        assert!(answer.ends_with("\r\n\r\n{\"a\":"), "{answer}");
     }
 }

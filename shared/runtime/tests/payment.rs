@@ -3,13 +3,16 @@
 //! answers, outages and the time bounds), the Solana fee lookup (`getTransaction`) and the
 //! landing lookup (`getSignaturesForAddress`, `getTransaction`, `isBlockhashValid`).
 //!
-//! The stub answers by path with canned replies (JSON-RPC replies also by method, and
-//! `getTransaction` by signature) and records every request (method, path, body). No test
+//! The stub (the shared loopback stand-in) answers by path with canned replies (JSON-RPC
+//! replies also by method, and `getTransaction` by signature) and records every request; an
+//! answer that is not HTTP at all comes from the fetcher tests' scripted server. No test
 //! sends traffic anywhere but loopback.
 
-use std::net::SocketAddr;
+#[allow(dead_code, reason = "the fetcher tests use the rest of the scripted server")]
+mod support;
+
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use payability_core::challenge::USDC_MINT;
@@ -23,16 +26,9 @@ use payability_runtime::payment::facilitator::{
     Timeouts, Verified,
 };
 use payability_runtime::payment::solana_rpc::{Landing, RpcError, find_landing, transaction_fee};
-use payability_tests::standin::closed_port;
+use payability_tests::standin::{self, Recorded, StandIn, closed_port};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::{JoinHandle, JoinSet};
-
-/// Longest a stub accepts connections, whatever the test does.
-const STUB_LIFETIME: Duration = Duration::from_secs(20);
-/// Largest request the stub reads (head and body), in bytes.
-const MAX_REQUEST: usize = 64 * 1024;
+use support::{Server, Step};
 
 /// A real fee payer (the x402 v2 specification's `/supported` example signer).
 const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
@@ -47,12 +43,12 @@ fn signature() -> String {
 /// How the stub answers one path.
 #[derive(Debug, Clone)]
 enum Reply {
-    /// A status and a body, with Content-Length, then close.
+    /// A status and a JSON body.
     Body(u16, Vec<u8>),
     /// Read the request and say nothing until the stub dies.
     Silent,
-    /// Exact bytes, then close.
-    Raw(Vec<u8>),
+    /// Any other answer of the stand-in (a redirect, a body cut short).
+    Http(standin::Reply),
     /// A JSON-RPC endpoint: the reply under `"<method> <first param>"`, else under
     /// `"<method> @<params[1].commitment>"`, else under `"<method>"`, else 404.
     Rpc(Vec<(String, Reply)>),
@@ -88,149 +84,40 @@ fn json_reply(status: u16, value: Value) -> Reply {
     Reply::Body(status, value.to_string().into_bytes())
 }
 
-/// One request the stub saw.
-#[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    path: String,
-    content_type: Option<String>,
-    body: Vec<u8>,
+/// The JSON body of a request the stub saw.
+fn json_of(request: &Recorded) -> Value {
+    serde_json::from_slice(&request.body).expect("the client sends JSON")
 }
 
-impl Seen {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("the client sends JSON")
-    }
-}
-
-/// A running stub; dropping it stops it.
-struct Stub {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    task: JoinHandle<()>,
-}
+/// The stand-in for the facilitator or the RPC: each path answered with its reply (any
+/// number of times); dropping it stops it.
+struct Stub(StandIn);
 
 impl Stub {
-    /// Starts a stub on 127.0.0.1 answering each path with its reply (any number of times).
+    /// Starts a stub on 127.0.0.1 answering each path with its reply.
     async fn start(routes: Vec<(&'static str, Reply)>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let task = tokio::spawn(accept_loop(listener, Arc::new(routes), Arc::clone(&seen)));
-        Self { addr, seen, task }
+        Self(StandIn::start(Arc::new(move |request: Recorded| {
+            let reply = routes.iter().find(|(path, _)| *path == request.path);
+            let answer = match reply.and_then(|(_, reply)| reply.clone().resolve(&request.body)) {
+                Some(Reply::Body(status, body)) => standin::Reply::status(status)
+                    .header("content-type", "application/json")
+                    .body(body),
+                Some(Reply::Http(reply)) => reply,
+                Some(Reply::Silent) => return Box::pin(std::future::pending()),
+                Some(Reply::Rpc(_) | Reply::Then(..)) => unreachable!("resolved"),
+                None => standin::Reply::status(404),
+            };
+            Box::pin(async move { answer })
+        })))
     }
 
     fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        self.0.url(path)
     }
 
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
+    fn seen(&self) -> Vec<Recorded> {
+        self.0.requests()
     }
-}
-
-impl Drop for Stub {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-async fn accept_loop(
-    listener: TcpListener,
-    routes: Arc<Vec<(&'static str, Reply)>>,
-    seen: Arc<Mutex<Vec<Seen>>>,
-) {
-    let end = tokio::time::Instant::now() + STUB_LIFETIME;
-    let mut connections = JoinSet::new();
-    while let Ok(Ok((stream, _))) = tokio::time::timeout_at(end, listener.accept()).await {
-        connections.spawn(serve(stream, Arc::clone(&routes), Arc::clone(&seen)));
-    }
-}
-
-async fn serve(
-    mut stream: TcpStream,
-    routes: Arc<Vec<(&'static str, Reply)>>,
-    seen: Arc<Mutex<Vec<Seen>>>,
-) {
-    let Some(request) = read_request(&mut stream).await else {
-        return;
-    };
-    let path = request.path.clone();
-    let body = request.body.clone();
-    seen.lock().unwrap().push(request);
-    let reply = routes.iter().find(|(p, _)| *p == path).map(|(_, r)| r.clone());
-    let reply = reply.and_then(|r| r.resolve(&body));
-    let bytes = match reply {
-        Some(Reply::Body(status, body)) => {
-            let mut bytes = format!(
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            )
-            .into_bytes();
-            bytes.extend_from_slice(&body);
-            bytes
-        }
-        Some(Reply::Raw(bytes)) => bytes,
-        Some(Reply::Silent) => {
-            tokio::time::sleep(STUB_LIFETIME).await;
-            return;
-        }
-        Some(Reply::Rpc(_) | Reply::Then(..)) => unreachable!("resolved above"),
-        None => {
-            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
-        }
-    };
-    let _ = stream.write_all(&bytes).await;
-    let _ = stream.shutdown().await;
-}
-
-/// Reads one request: head through the blank line, then Content-Length bytes of body.
-async fn read_request(stream: &mut TcpStream) -> Option<Seen> {
-    let read = async {
-        let mut data = Vec::new();
-        let mut buf = [0u8; 4096];
-        let head_end = loop {
-            if let Some(at) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-                break at + 4;
-            }
-            if data.len() > MAX_REQUEST {
-                return None;
-            }
-            let n = stream.read(&mut buf).await.ok()?;
-            if n == 0 {
-                return None;
-            }
-            data.extend_from_slice(&buf[..n]);
-        };
-        let head = String::from_utf8(data[..head_end].to_vec()).ok()?;
-        let mut lines = head.split("\r\n");
-        let mut request_line = lines.next()?.split(' ');
-        let method = request_line.next()?.to_owned();
-        let path = request_line.next()?.to_owned();
-        let mut length = 0usize;
-        let mut content_type = None;
-        for line in lines {
-            let Some((name, value)) = line.split_once(':') else { continue };
-            match name.trim().to_ascii_lowercase().as_str() {
-                "content-length" => length = value.trim().parse().ok()?,
-                "content-type" => content_type = Some(value.trim().to_owned()),
-                _ => {}
-            }
-        }
-        if length > MAX_REQUEST {
-            return None;
-        }
-        while data.len() < head_end + length {
-            let n = stream.read(&mut buf).await.ok()?;
-            if n == 0 {
-                return None;
-            }
-            data.extend_from_slice(&buf[..n]);
-        }
-        let body = data[head_end..head_end + length].to_vec();
-        Some(Seen { method, path, content_type, body })
-    };
-    tokio::time::timeout(Duration::from_secs(5), read).await.ok()?
 }
 
 /// A v2 payment payload as a client sends it.
@@ -268,6 +155,11 @@ fn version_of(number: u8) -> X402Version {
 /// A facilitator client for the stub, mounted under a path prefix like real facilitators.
 fn client_for(stub: &Stub) -> Facilitator {
     Facilitator::new(&stub.url("/facilitator/")).expect("a loopback URL is accepted")
+}
+
+/// A 200 whose head declares `declared` body bytes, of which only `sent` arrive.
+fn cut_short(declared: usize, sent: &[u8]) -> Reply {
+    Reply::Http(standin::Reply::CutShort { status: 200, declared, body: sent.to_vec() })
 }
 
 async fn fee_payer_from(answer: Reply) -> Result<Base58Id, FacilitatorError> {
@@ -401,17 +293,17 @@ async fn verify_posts_the_x402_body_and_returns_the_payer() {
     let seen = stub.seen();
     assert_eq!(seen.len(), 1);
     assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/facilitator/verify"));
-    assert_eq!(seen[0].content_type.as_deref(), Some("application/json"));
+    assert_eq!(seen[0].header("content-type"), Some("application/json"));
     assert_eq!(
-        seen[0].json(),
+        json_of(&seen[0]),
         json!({"x402Version": 2, "paymentPayload": payment_payload(), "paymentRequirements": requirements()})
     );
 
     // v1 sends x402Version 1 with the same field names.
     let v1_payload = json!({"x402Version": 1, "scheme": "exact", "network": "solana", "payload": {"transaction": "AQID"}});
     assert!(facilitator.verify(X402Version::V1, &v1_payload, &requirements()).await.is_ok());
-    assert_eq!(stub.seen()[1].json()["x402Version"], 1);
-    assert_eq!(stub.seen()[1].json()["paymentPayload"], v1_payload);
+    assert_eq!(json_of(&stub.seen()[1])["x402Version"], 1);
+    assert_eq!(json_of(&stub.seen()[1])["paymentPayload"], v1_payload);
 }
 
 #[tokio::test]
@@ -471,10 +363,7 @@ async fn verify_answer_vectors() {
         ("200 empty", Reply::Body(200, Vec::new()), Err(FacilitatorError::Malformed)),
         (
             "redirect",
-            Reply::Raw(
-                b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/\r\nContent-Length: 0\r\n\r\n"
-                    .to_vec(),
-            ),
+            Reply::Http(standin::Reply::status(302).header("location", "http://127.0.0.1:1/")),
             Err(FacilitatorError::Malformed),
         ),
         (
@@ -488,16 +377,20 @@ async fn verify_answer_vectors() {
         ("500", json_reply(500, json!({"isValid": true})), Err(FacilitatorError::Unavailable)),
         ("502", Reply::Body(502, b"bad gateway".to_vec()), Err(FacilitatorError::Unavailable)),
         ("408", Reply::Body(408, Vec::new()), Err(FacilitatorError::Unavailable)),
-        (
-            "body cut short",
-            Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"isValid\":".to_vec()),
-            Err(FacilitatorError::Unavailable),
-        ),
-        ("not HTTP", Reply::Raw(b"hello\r\n\r\n".to_vec()), Err(FacilitatorError::Unavailable)),
+        ("body cut short", cut_short(100, b"{\"isValid\":"), Err(FacilitatorError::Unavailable)),
     ];
     for (name, reply, want) in cases {
         assert_eq!(verify_with(reply).await, want, "{name}");
     }
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_http_is_unavailable() {
+    let not_http = vec![Step::ReadRequest, Step::Write(b"hello\r\n\r\n".to_vec())];
+    let server = Server::start(vec![not_http]).await;
+    let facilitator = Facilitator::new(&server.url("/facilitator/")).unwrap();
+    let verified = facilitator.verify(X402Version::V2, &payment_payload(), &requirements()).await;
+    assert_eq!(verified, Err(FacilitatorError::Unavailable), "not HTTP");
 }
 
 #[tokio::test]
@@ -546,7 +439,7 @@ async fn settle_posts_the_x402_body() {
     let seen = stub.seen();
     assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/facilitator/settle"));
     assert_eq!(
-        seen[0].json(),
+        json_of(&seen[0]),
         json!({"x402Version": 2, "paymentPayload": payment_payload(), "paymentRequirements": requirements()})
     );
 }
@@ -708,11 +601,7 @@ async fn a_silent_facilitator_is_unavailable_within_the_published_bounds() {
 async fn shorter_bounds_apply_to_a_body_that_never_finishes() {
     // Headers arrive, the body never completes: the whole exchange is bounded, not just the
     // wait for headers.
-    let stub = Stub::start(vec![(
-        "/facilitator/settle",
-        Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"success\":".to_vec()),
-    )])
-    .await;
+    let stub = Stub::start(vec![("/facilitator/settle", cut_short(1000, b"{\"success\":"))]).await;
     let timeouts = Timeouts {
         connect: Duration::from_millis(500),
         request: Duration::from_millis(300),
@@ -776,7 +665,7 @@ fn facilitator_errors_are_closed_form() {
 
 // ---- Solana fee lookup -------------------------------------------------------------------
 
-async fn fee_from(reply: Reply) -> (Option<u64>, Vec<Seen>) {
+async fn fee_from(reply: Reply) -> (Option<u64>, Vec<Recorded>) {
     let stub = Stub::start(vec![("/rpc", reply)]).await;
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let fee =
@@ -792,7 +681,7 @@ async fn transaction_fee_reads_meta_fee_of_get_transaction() {
     assert_eq!(seen.len(), 1);
     assert_eq!((seen[0].method.as_str(), seen[0].path.as_str()), ("POST", "/rpc"));
     assert_eq!(
-        seen[0].json(),
+        json_of(&seen[0]),
         json!({
             "jsonrpc": "2.0",
             "id": 1,
@@ -846,10 +735,7 @@ async fn transaction_fee_is_none_on_anything_else() {
                 .into_bytes(),
             ),
         ),
-        (
-            "cut short",
-            Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\":".to_vec()),
-        ),
+        ("cut short", cut_short(500, b"{\"jsonrpc\":")),
     ];
     for (name, reply) in cases {
         assert_eq!(fee_from(reply).await.0, None, "{name}");
@@ -967,7 +853,7 @@ fn other_tx() -> Vec<u8> {
 /// A JSON-RPC stub's replies by method (see [`Reply::Rpc`]).
 type RpcMethods = Vec<(String, Reply)>;
 
-async fn landing_with(methods: RpcMethods) -> (Result<Landing, RpcError>, Vec<Seen>) {
+async fn landing_with(methods: RpcMethods) -> (Result<Landing, RpcError>, Vec<Recorded>) {
     let stub = Stub::start(vec![("/rpc", Reply::Rpc(methods))]).await;
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let landing =
@@ -976,10 +862,10 @@ async fn landing_with(methods: RpcMethods) -> (Result<Landing, RpcError>, Vec<Se
 }
 
 /// Each request's `"<method> <first param or commitment>"`.
-fn calls(seen: &[Seen]) -> Vec<String> {
+fn calls(seen: &[Recorded]) -> Vec<String> {
     seen.iter()
         .map(|s| {
-            let body = s.json();
+            let body = json_of(s);
             let method = body["method"].as_str().unwrap().to_owned();
             match method.as_str() {
                 "isBlockhashValid" => format!("{method} {}", body["params"][1]["commitment"]),
@@ -1013,7 +899,7 @@ async fn landing_is_found_among_the_buyers_signatures() {
         "newest first, stopping at the first match"
     );
     assert_eq!(
-        seen[0].json(),
+        json_of(&seen[0]),
         json!({
             "jsonrpc": "2.0",
             "id": 1,
@@ -1022,11 +908,11 @@ async fn landing_is_found_among_the_buyers_signatures() {
         })
     );
     assert_eq!(
-        seen[1].json()["params"],
+        json_of(&seen[1])["params"],
         json!([sig(1), {"encoding": "base64", "commitment": "confirmed", "maxSupportedTransactionVersion": 0}])
     );
     assert!(seen.iter().all(|s| s.method == "POST" && s.path == "/rpc"));
-    assert!(seen.iter().all(|s| s.content_type.as_deref() == Some("application/json")));
+    assert!(seen.iter().all(|s| s.header("content-type") == Some("application/json")));
 }
 
 #[tokio::test]
@@ -1067,7 +953,7 @@ async fn a_payment_whose_blockhash_expired_never_lands() {
         "the listing is read again once the blockhash has expired; known signatures are not"
     );
     assert_eq!(
-        seen[2].json()["params"],
+        json_of(&seen[2])["params"],
         json!([encode_pubkey(&BLOCKHASH), {"commitment": "finalized"}])
     );
 }
@@ -1149,10 +1035,7 @@ async fn landing_lookup_failures_are_unavailable_or_malformed() {
         ),
         (
             "cut short",
-            vec![(
-                "getSignaturesForAddress".into(),
-                Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\":".to_vec()),
-            )],
+            vec![("getSignaturesForAddress".into(), cut_short(500, b"{\"jsonrpc\":"))],
             RpcError::Unavailable,
         ),
         (
