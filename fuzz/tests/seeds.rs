@@ -245,7 +245,8 @@ fn payments() {
 fn urls() {
     let long = format!("https://seller.example/{}", "a".repeat(2_030));
     let loopback = LOOPBACK_HOSTS_OF_127_0_0_1.iter().chain([&LOOPBACK_HOST_IPV6]);
-    let not_public = loopback.map(|host| format!("http://{host}/")).chain(NOT_PUBLIC_URLS.map(str::to_owned));
+    let not_public =
+        loopback.map(|host| format!("http://{host}/")).chain(NOT_PUBLIC_URLS.map(str::to_owned));
     let others = [
         "not a url",
         "https://",
@@ -268,7 +269,10 @@ fn urls() {
         "https://%31%32%37.0.0.1/",
     ];
     let vectors = not_public.chain(others.map(str::to_owned)).chain([long]);
-    write("url_policy", vectors.enumerate().map(|(i, v)| (format!("{i}"), v.into_bytes())).collect());
+    write(
+        "url_policy",
+        vectors.enumerate().map(|(i, v)| (format!("{i}"), v.into_bytes())).collect(),
+    );
 }
 
 fn facilitator() {

@@ -7,7 +7,7 @@
 
 use payability_core::grade::check::CheckFactors;
 use payability_core::grade::{CheckState, grade_check};
-use payability_core::report::{UtcMillis, check_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 
 use crate::fixtures::{SIGNER, called_url, read_capture};
 use crate::frame::Frame;
@@ -52,7 +52,7 @@ pub fn run(data: &[u8]) {
     assert_eq!(back, verdict.factors);
 
     let state = verdict.state.as_str();
-    match check_report(&url, verdict, UtcMillis(checked_at), false) {
+    match UnsignedReport::of(&url, verdict, UtcMillis(checked_at), false) {
         Ok(report) => {
             assert!(timestamp_in_range(checked_at), "a report outside 0000-9999 assembled");
             crate::targets::assert_signed_report_reverifies(&report.sign(&SIGNER), state);

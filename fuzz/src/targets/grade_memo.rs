@@ -7,7 +7,7 @@
 
 use payability_core::grade::grade_memo;
 use payability_core::grade::memo::MemoFactors;
-use payability_core::report::{UtcMillis, memo_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 
 use crate::fixtures::{SIGNER, called_url, read_capture};
 use crate::frame::Frame;
@@ -41,7 +41,7 @@ pub fn run(data: &[u8]) {
     assert_eq!(back, verdict.factors);
 
     let state = verdict.state.as_str();
-    match memo_report(&url, verdict, UtcMillis(checked_at), false) {
+    match UnsignedReport::of(&url, verdict, UtcMillis(checked_at), false) {
         Ok(report) => {
             assert!(crate::targets::grade_check::timestamp_in_range(checked_at));
             crate::targets::assert_signed_report_reverifies(&report.sign(&SIGNER), state);

@@ -32,7 +32,7 @@ pub fn originals() -> Vec<Value> {
     use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
     use payability_core::challenge::own_challenge;
     use payability_core::grade::{grade_check, grade_memo};
-    use payability_core::report::{check_report, memo_report};
+    use payability_core::report::UnsignedReport;
 
     let served = |memo: &str| {
         let challenge = own_challenge(&crate::fixtures::terms(memo));
@@ -45,8 +45,9 @@ pub fn originals() -> Vec<Value> {
     let url = crate::fixtures::called_url(0);
     let at = UtcMillis(crate::fixtures::CHECKED_AT);
     let (first, second) = (served("pvm_0123456789abcdef"), served("pvm_fedcba9876543210"));
-    let check = check_report(&url, grade_check(url.as_str(), &first), at, false).expect("in range");
-    let memo = memo_report(&url, grade_memo(&first, &second), at, true).expect("in range");
+    let check =
+        UnsignedReport::of(&url, grade_check(url.as_str(), &first), at, false).expect("in range");
+    let memo = UnsignedReport::of(&url, grade_memo(&first, &second), at, true).expect("in range");
     let mut out = Vec::new();
     for signer in [&*SIGNER, &*OTHER_SIGNER] {
         out.push(serde_json::to_value(check.clone().sign(signer)).expect("serialises"));

@@ -12,7 +12,7 @@ use payability_core::capture::{
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
-use payability_core::report::{UtcMillis, check_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::ReportSigner;
 
 const CALLED_URL: &str = "https://seller.example/api/v1/reports/market-depth?pair=SOL-USDC";
@@ -109,7 +109,8 @@ fn report_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("report");
     group.bench_function("check_report_and_sign", |b| {
         b.iter(|| {
-            let report = check_report(&target, black_box(verdict.clone()), at, false).unwrap();
+            let report =
+                UnsignedReport::of(&target, black_box(verdict.clone()), at, false).unwrap();
             report.sign(&signer)
         });
     });
@@ -117,7 +118,7 @@ fn report_benches(c: &mut Criterion) {
         let fetched = outcome(&body, &header);
         b.iter(|| {
             let verdict = grade_check(target.as_str(), black_box(&fetched));
-            check_report(&target, verdict, at, false).unwrap().sign(&signer)
+            UnsignedReport::of(&target, verdict, at, false).unwrap().sign(&signer)
         });
     });
     group.finish();

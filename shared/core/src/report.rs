@@ -92,26 +92,31 @@ pub enum ReportError {
     TimestampOutOfRange,
 }
 
-/// Assembles a check report.
-pub fn check_report(
-    url: &TargetUrl,
-    verdict: CheckVerdict,
-    checked_at: UtcMillis,
-    house: bool,
-) -> Result<UnsignedReport, ReportError> {
-    let factors = Factors::Check(verdict.factors);
-    assemble(url, verdict.state.as_str(), factors, verdict.decided_by, checked_at, house)
+/// A verdict of either op, as a report carries it.
+pub struct Graded {
+    state: &'static str,
+    factors: Factors,
+    decided_by: DecidedBy,
 }
 
-/// Assembles a memo report.
-pub fn memo_report(
-    url: &TargetUrl,
-    verdict: MemoVerdict,
-    checked_at: UtcMillis,
-    house: bool,
-) -> Result<UnsignedReport, ReportError> {
-    let factors = Factors::Memo(verdict.factors);
-    assemble(url, verdict.state.as_str(), factors, verdict.decided_by, checked_at, house)
+impl From<CheckVerdict> for Graded {
+    fn from(v: CheckVerdict) -> Self {
+        Self {
+            state: v.state.as_str(),
+            factors: Factors::Check(v.factors),
+            decided_by: v.decided_by,
+        }
+    }
+}
+
+impl From<MemoVerdict> for Graded {
+    fn from(v: MemoVerdict) -> Self {
+        Self {
+            state: v.state.as_str(),
+            factors: Factors::Memo(v.factors),
+            decided_by: v.decided_by,
+        }
+    }
 }
 
 /// The published verdict line of an op's state at a check end (UTC, milliseconds): one
@@ -124,38 +129,46 @@ pub fn verdict_line(op: PaidOp, state: &str, checked_at: &str) -> String {
     format!("{title} \u{2014} state: {state} \u{2014} {checked_at}")
 }
 
-/// The common envelope of both ops; the op follows from the factors.
-fn assemble(
-    url: &TargetUrl,
-    state: &'static str,
-    factors: Factors,
-    decided_by: DecidedBy,
-    checked_at: UtcMillis,
-    house: bool,
-) -> Result<UnsignedReport, ReportError> {
-    let texts = published();
-    let at = checked_at.to_rfc3339_millis().ok_or(ReportError::TimestampOutOfRange)?;
-    let (op, honesty, retention) = match factors {
-        Factors::Check(_) => (PaidOp::Check, &texts.honesty_line, &texts.retention),
-        Factors::Memo(_) => {
-            (PaidOp::Memo, &texts.memo_op.boundary_statement, &texts.memo_op.custody)
-        }
-    };
-    Ok(UnsignedReport {
-        criteria: CRITERIA_ID,
-        criteria_revision: CRITERIA_REVISION,
-        op,
-        url: url.as_str().to_owned(),
-        state,
-        verdict_line: verdict_line(op, state, &at),
-        checked_at: at,
-        factors,
-        decided_by,
-        house,
-        disclosure: &texts.disclosure_sentence,
-        honesty,
-        retention,
-    })
+impl UnsignedReport {
+    /// Assembles the report of a verdict of `url` at its check end; the op follows from the
+    /// verdict's factors.
+    pub fn of(
+        url: &TargetUrl,
+        verdict: impl Into<Graded>,
+        checked_at: UtcMillis,
+        house: bool,
+    ) -> Result<Self, ReportError> {
+        let Graded { state, factors, decided_by } = verdict.into();
+        let texts = published();
+        let at = checked_at.to_rfc3339_millis().ok_or(ReportError::TimestampOutOfRange)?;
+        let (op, honesty, retention) = match factors {
+            Factors::Check(_) => (PaidOp::Check, &texts.honesty_line, &texts.retention),
+            Factors::Memo(_) => {
+                (PaidOp::Memo, &texts.memo_op.boundary_statement, &texts.memo_op.custody)
+            }
+        };
+        Ok(Self {
+            criteria: CRITERIA_ID,
+            criteria_revision: CRITERIA_REVISION,
+            op,
+            url: url.as_str().to_owned(),
+            state,
+            verdict_line: verdict_line(op, state, &at),
+            checked_at: at,
+            factors,
+            decided_by,
+            house,
+            disclosure: &texts.disclosure_sentence,
+            honesty,
+            retention,
+        })
+    }
+
+    /// Signs the report over its canonical bytes.
+    pub fn sign(self, signer: &ReportSigner) -> SignedReport {
+        let value: Value = serde_json::to_value(&self).expect("a report always serialises");
+        SignedReport { signature: signer.sign(&value), report: self }
+    }
 }
 
 /// A signed report: the report's fields in contract order, then `signature`.
@@ -166,14 +179,6 @@ pub struct SignedReport {
     pub report: UnsignedReport,
     /// Ed25519 over the RFC 8785 bytes of `report`.
     pub signature: SignatureEnvelope,
-}
-
-impl UnsignedReport {
-    /// Signs the report over its canonical bytes.
-    pub fn sign(self, signer: &ReportSigner) -> SignedReport {
-        let value: Value = serde_json::to_value(&self).expect("a report always serialises");
-        SignedReport { signature: signer.sign(&value), report: self }
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
-use payability_core::report::{UtcMillis, check_report, memo_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::ReportSigner;
 use serde_json::{Value, json};
 
@@ -49,7 +49,8 @@ fn no_challenge_value_reaches_a_check_report() {
         let verdict =
             grade_check(target.as_str(), &canary_challenge(target.as_str(), resource_equal));
         assert_eq!(verdict.state.as_str(), state);
-        let report = check_report(&target, verdict, UtcMillis(0), false).unwrap().sign(&signer);
+        let report =
+            UnsignedReport::of(&target, verdict, UtcMillis(0), false).unwrap().sign(&signer);
         assert_no_canary(&serde_json::to_value(report).unwrap());
     }
 }
@@ -60,7 +61,7 @@ fn no_challenge_value_reaches_a_memo_report() {
     let challenge = canary_challenge(target.as_str(), true);
     let verdict = grade_memo(&challenge, &challenge);
     assert_eq!(verdict.state.as_str(), "MEMO-REUSED");
-    let report = memo_report(&target, verdict, UtcMillis(0), false).unwrap();
+    let report = UnsignedReport::of(&target, verdict, UtcMillis(0), false).unwrap();
     let report = serde_json::to_value(report.sign(&ReportSigner::from_seed(&[3; 32]))).unwrap();
     assert_no_canary(&report);
     let census = &report["factors"]["correlation_census"]["fetch1"]["body"];

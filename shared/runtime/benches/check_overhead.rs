@@ -3,7 +3,7 @@
 //! `Connection: close`.
 //!
 //! Two criterion benches (a bare reqwest GET; `Fetcher::fetch` + `grade_check` +
-//! `check_report` + `sign`), then one printed line `overhead: pipeline/bare = X.XX` from an
+//! `UnsignedReport::of` + `sign`), then one printed line `overhead: pipeline/bare = X.XX` from an
 //! interleaved timed loop (medians). The ratio is informative, never an assertion.
 
 use std::hint::black_box;
@@ -17,7 +17,7 @@ use payability_core::capture::FetchOutcome;
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{CheckState, grade_check};
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
-use payability_core::report::{SignedReport, check_report};
+use payability_core::report::{SignedReport, UnsignedReport};
 use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
@@ -133,7 +133,7 @@ impl Setup {
             let outcome = self.fetcher.fetch(&self.target).await;
             assert!(matches!(outcome, FetchOutcome::Captured(_)), "the fetch failed");
             let verdict = grade_check(self.target.as_str(), &outcome);
-            let report = check_report(&self.target, verdict, clock::now(), false).unwrap();
+            let report = UnsignedReport::of(&self.target, verdict, clock::now(), false).unwrap();
             report.sign(&self.signer)
         })
     }

@@ -6,7 +6,7 @@ use payability_core::capture::FetchOutcome;
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::op::PaidOp;
 use payability_core::policy::TargetUrl;
-use payability_core::report::{UnsignedReport, UtcMillis, check_report, memo_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 
 use crate::fetch::Fetcher;
 use crate::store::LedgerVerdict;
@@ -49,13 +49,13 @@ pub fn graded(target: &TargetUrl, fetched: Fetched, at: UtcMillis, house: bool) 
                 state: graded.state,
                 description_overlong: graded.factors.description_overlong,
             };
-            let report = check_report(target, graded, at, house).ok()?;
+            let report = UnsignedReport::of(target, graded, at, house).ok()?;
             Some(Verdict { report, at, recorded })
         }
         Fetched::Memo([first, second]) => {
             let graded = grade_memo(&first, &second);
             let recorded = LedgerVerdict::Memo { state: graded.state };
-            let report = memo_report(target, graded, at, house).ok()?;
+            let report = UnsignedReport::of(target, graded, at, house).ok()?;
             Some(Verdict { report, at, recorded })
         }
     }

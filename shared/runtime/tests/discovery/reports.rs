@@ -13,7 +13,7 @@ use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutco
 use payability_core::criteria::published;
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
-use payability_core::report::{UtcMillis, check_report, memo_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::ReportSigner;
 use serde_json::{Value, json};
 
@@ -100,10 +100,10 @@ async fn every_report_the_core_assembles_matches_its_schema_key_for_key() {
         let at = UtcMillis(1_772_452_800_123);
         let (op, report) = match (case["op"].as_str().unwrap(), fetches.as_slice()) {
             ("check", [only]) => {
-                (0, check_report(&url, grade_check(url.as_str(), only), at, false))
+                (0, UnsignedReport::of(&url, grade_check(url.as_str(), only), at, false))
             }
             ("memo", [first, second]) => {
-                (1, memo_report(&url, grade_memo(first, second), at, true))
+                (1, UnsignedReport::of(&url, grade_memo(first, second), at, true))
             }
             _ => panic!("a case is a check with one fetch or a memo with two"),
         };

@@ -17,7 +17,7 @@ use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{grade_check, grade_memo};
 use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, vet_target_url};
-use payability_core::report::{UtcMillis, check_report, memo_report};
+use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::SIGNATURE_ALG;
 use serde_json::{Value, json};
 
@@ -214,13 +214,13 @@ pub fn example_report(route: PaidOp) -> Value {
         })
     };
     let report = match route {
-        PaidOp::Check => check_report(
+        PaidOp::Check => UnsignedReport::of(
             &target,
             grade_check(target.as_str(), &served("pvm_example_1")),
             EXAMPLE_CHECKED_AT,
             false,
         ),
-        PaidOp::Memo => memo_report(
+        PaidOp::Memo => UnsignedReport::of(
             &target,
             grade_memo(&served("pvm_example_1"), &served("pvm_example_2")),
             EXAMPLE_CHECKED_AT,
