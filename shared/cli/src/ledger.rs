@@ -14,8 +14,7 @@ use payability_runtime::settings::{Reader, Settings};
 use payability_runtime::startup::{WithStore, open_store};
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::{
-    Base58Id, Counter, Ledger, LedgerKey, Metrics, PaidOp, RefundOutcome, StoreError, UtcDay,
-    UtcMillis,
+    Base58Id, Counter, LedgerKey, PaidOp, RefundOutcome, StoreError, UtcDay, UtcMillis,
 };
 use serde_json::json;
 
@@ -99,23 +98,7 @@ enum Recorded {
     NotRefundable,
 }
 
-/// Marks the entry refunded (one conditional write) and, only if this call marked it,
-/// counts one refund on the day of `now`.
-async fn record_refund<S: Ledger + Metrics>(
-    store: &S,
-    key: &LedgerKey,
-    now: UtcMillis,
-) -> Result<Recorded, StoreError> {
-    Ok(match store.mark_refunded(key).await? {
-        RefundOutcome::NotRefundable => Recorded::NotRefundable,
-        RefundOutcome::Refunded => match store.increment(Counter::Refund, now).await {
-            Ok(()) => Recorded::Counted,
-            Err(_) => Recorded::NotCounted,
-        },
-    })
-}
-
-/// The refund, on whichever store is opened.
+/// The refund of one entry at `now`, on whichever store is opened.
 struct Refund<'a> {
     key: &'a LedgerKey,
     now: UtcMillis,
@@ -124,8 +107,16 @@ struct Refund<'a> {
 impl WithStore for Refund<'_> {
     type Output = Result<Recorded, StoreError>;
 
+    /// Marks the entry refunded (one conditional write) and, only if this call marked it,
+    /// counts one refund on the day of `now`.
     async fn with<S: Stores + Send + Sync + 'static>(self, store: S) -> Self::Output {
-        record_refund(&store, self.key, self.now).await
+        Ok(match store.mark_refunded(self.key).await? {
+            RefundOutcome::NotRefundable => Recorded::NotRefundable,
+            RefundOutcome::Refunded => match store.increment(Counter::Refund, self.now).await {
+                Ok(()) => Recorded::Counted,
+                Err(_) => Recorded::NotCounted,
+            },
+        })
     }
 }
 
