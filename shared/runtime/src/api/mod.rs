@@ -11,7 +11,6 @@ pub mod errors;
 mod mcp;
 mod paid;
 mod precheck;
-pub mod published_keys;
 mod purchase;
 mod reads;
 mod respond;

@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
-use payability_runtime::api::published_keys::KeyPublication;
 use payability_runtime::api::{ApiRequest, Service};
+use payability_runtime::settings::keys::KeyPublication;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames, create_tables};
 use payability_runtime::store::{
