@@ -6,18 +6,14 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use payability_core::payment::solana::Base58Id;
-use payability_core::policy::AddressRule;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::{ApiRequest, Service};
-use payability_runtime::settings::keys::KeyPublication;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames, create_tables};
 use payability_runtime::store::{
     ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay, UtcMillis,
 };
 use payability_tests::endpoints::moto_sdk;
-use payability_tests::standin::closed_port;
 use sha2::{Digest, Sha256};
 
 use crate::chain::{Chain, Facilitator, Rpc};
@@ -25,7 +21,7 @@ use crate::clock::TestClock;
 use crate::expect;
 use crate::payment::{BUYER, Payment};
 use crate::target::Target;
-use crate::world::{Answer, MEMO, OPERATOR_WALLET, PUBLIC_BASE_URL, START, paid_request};
+use crate::world::{Answer, MEMO, START, config, paid_request};
 
 /// A fresh set of tables on moto.
 async fn fresh_store() -> DynamoStore {
@@ -51,18 +47,8 @@ async fn a_delivered_verdict_whose_answer_was_lost_is_delivered_again_on_dynamod
     let rpc = Rpc::start(Arc::clone(&chain)).await;
     let store = fresh_store().await;
     let readback = DynamoStore::new(&moto_sdk(), store.tables().clone());
-    let config = ServiceConfig {
-        operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
-        facilitator_url: Some(facilitator.url()),
-        fee_payer: None,
-        solana_rpc_url: Some(rpc.url()),
-        public_base_url: Some(PUBLIC_BASE_URL.to_owned()),
-        house_token: None,
-        store: StoreChoice::DynamoDb(store.tables().clone()),
-        address_rule: AddressRule::AllowPrivate,
-        valet_origin: format!("http://127.0.0.1:{}", closed_port()),
-        keys: KeyPublication::default(),
-    };
+    let tables = StoreChoice::DynamoDb(store.tables().clone());
+    let config = ServiceConfig { house_token: None, ..config(&facilitator, &rpc, tables) };
     let service = Service::new(config, &[7; 32], store, clock.function()).expect("starts");
     let send = async |request: ApiRequest| -> Answer {
         let answer = tokio::time::timeout(Duration::from_secs(30), service.handle(request));

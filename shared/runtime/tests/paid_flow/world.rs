@@ -107,6 +107,23 @@ pub struct ClaimRow {
     pub payment_tx: Option<String>,
 }
 
+/// The service's configuration on these stand-ins and this store: the operator wallet, house
+/// checks on, private targets allowed (the loopback seller), the rate source unreachable.
+pub fn config(facilitator: &Facilitator, rpc: &Rpc, store: StoreChoice) -> ServiceConfig {
+    ServiceConfig {
+        operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
+        facilitator_url: Some(facilitator.url()),
+        fee_payer: None,
+        solana_rpc_url: Some(rpc.url()),
+        public_base_url: Some(PUBLIC_BASE_URL.to_owned()),
+        house_token: Some(HOUSE_TOKEN.to_owned()),
+        store,
+        address_rule: AddressRule::AllowPrivate,
+        valet_origin: format!("http://127.0.0.1:{}", closed_port()),
+        keys: KeyPublication::default(),
+    }
+}
+
 /// Everything one test drives.
 pub struct World {
     /// The service, shared with the request tasks.
@@ -141,18 +158,7 @@ impl World {
         let sqlite = SqliteStore::open(&db).expect("a fresh SQLite store");
         let store = PausingStore::new(sqlite);
         let control = store.control();
-        let config = ServiceConfig {
-            operator_wallet: Base58Id::pubkey(OPERATOR_WALLET).unwrap(),
-            facilitator_url: Some(facilitator.url()),
-            fee_payer: None,
-            solana_rpc_url: Some(rpc.url()),
-            public_base_url: Some(PUBLIC_BASE_URL.to_owned()),
-            house_token: Some(HOUSE_TOKEN.to_owned()),
-            store: StoreChoice::Embedded(db.clone()),
-            address_rule: AddressRule::AllowPrivate,
-            valet_origin: format!("http://127.0.0.1:{}", closed_port()),
-            keys: KeyPublication::default(),
-        };
+        let config = config(&facilitator, &rpc, StoreChoice::Embedded(db.clone()));
         let service = Service::new(config, &SEED, store, clock.function())
             .unwrap_or_else(|e| panic!("the service starts: {e}"));
         Self {
