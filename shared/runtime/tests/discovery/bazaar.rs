@@ -11,7 +11,7 @@ use payability_runtime::api::errors::Refusal;
 use serde_json::{Value, json};
 
 use crate::schema::{assert_valid, errors};
-use crate::world::{Answer, BASE, World};
+use crate::world::{Answer, PUBLIC_BASE_URL, World};
 
 /// x402-conformance P6 warns above this many bytes of `PAYMENT-REQUIRED`.
 const HEADER_WARN_BYTES: usize = 8 * 1024;
@@ -104,7 +104,7 @@ fn check_described(answer: &Answer, method: &Method, route: &str, at: &str) {
 
 #[tokio::test]
 async fn every_402_describes_its_route_for_the_requests_method() {
-    let world = World::start();
+    let world = World::start().await;
     for route in ["check", "memo"] {
         let path = format!("/{route}");
         let toll = format!("/toll/payability/{route}");
@@ -127,12 +127,12 @@ async fn every_402_describes_its_route_for_the_requests_method() {
     assert_eq!(world.precheck(body.clone()).await.status, 200);
     let refused = world.precheck(body).await;
     check_described(&refused, &Method::POST, "memo", "POST /precheck (too soon)");
-    assert_eq!(refused.payment_required()["resource"]["url"], format!("{BASE}/memo"));
+    assert_eq!(refused.payment_required()["resource"]["url"], format!("{PUBLIC_BASE_URL}/memo"));
 }
 
 #[tokio::test]
 async fn the_bazaar_example_validates_against_its_schema_and_openapi_has_the_full_report() {
-    let world = World::start();
+    let world = World::start().await;
     let openapi = world.openapi().await;
     for route in ["check", "memo"] {
         let answer = world.get(&format!("/{route}")).await;
@@ -189,27 +189,39 @@ async fn our_402_stays_under_8_kb_and_names_its_own_request_populated_and_bound(
             Some(seller),
             format!("{LONG_BASE}/check?{seller}"),
         ),
-        (BASE, Method::GET, "/toll/payability/memo", Some(seller), {
-            format!("{BASE}/toll/payability/memo?{seller}")
+        (PUBLIC_BASE_URL, Method::GET, "/toll/payability/memo", Some(seller), {
+            format!("{PUBLIC_BASE_URL}/toll/payability/memo?{seller}")
         }),
-        (BASE, Method::HEAD, "/check", Some(seller), format!("{BASE}/check?{seller}")),
-        (BASE, Method::POST, "/memo", Some("v=1"), format!("{BASE}/memo?v=1")),
+        (
+            PUBLIC_BASE_URL,
+            Method::HEAD,
+            "/check",
+            Some(seller),
+            format!("{PUBLIC_BASE_URL}/check?{seller}"),
+        ),
+        (
+            PUBLIC_BASE_URL,
+            Method::POST,
+            "/memo",
+            Some("v=1"),
+            format!("{PUBLIC_BASE_URL}/memo?v=1"),
+        ),
         // Unencoded separators stay as they came; `'` is escaped as WHATWG does in a special
         // URL's query; an existing escape is kept, its case too.
         (
-            BASE,
+            PUBLIC_BASE_URL,
             Method::GET,
             "/check",
             Some("url=https://seller.example/a?b=c&q='%7b'"),
-            format!("{BASE}/check?url=https://seller.example/a?b=c&q=%27%7b%27"),
+            format!("{PUBLIC_BASE_URL}/check?url=https://seller.example/a?b=c&q=%27%7b%27"),
         ),
-        (BASE, Method::GET, "/memo", Some(""), format!("{BASE}/memo?")),
+        (PUBLIC_BASE_URL, Method::GET, "/memo", Some(""), format!("{PUBLIC_BASE_URL}/memo?")),
     ];
     for (base, method, path, query, public_url) in vectors {
         let at = format!("{method} {base} {path} {query:?}");
-        let world = World::with_base(Some(base));
+        let world = World::with_base(Some(base)).await;
         let call = || {
-            let mut request = World::request(method.clone(), path);
+            let mut request = World::bare(method.clone(), path);
             request.query = query.map(str::to_owned);
             world.send(request)
         };
@@ -243,12 +255,12 @@ async fn our_402_stays_under_8_kb_and_names_its_own_request_populated_and_bound(
 #[tokio::test]
 async fn a_get_too_long_for_its_paid_retry_is_refused_free_and_a_post_is_not() {
     let bound = payability_runtime::api::MAX_GET_RESOURCE_URL_BYTES;
-    let world = World::start();
-    // The query that makes `<BASE>/check?<query>` exactly `length` bytes long: a URL of the
+    let world = World::start().await;
+    // The query that makes `<PUBLIC_BASE_URL>/check?<query>` exactly `length` bytes long: a URL of the
     // seller with as many escaped '/' as fit (the URL itself stays under 2,048 bytes), then 'a'.
     let query = |length: usize| {
         let mut query = "url=https://seller.example/".to_owned();
-        let total = |query: &str| BASE.len() + "/check?".len() + query.len();
+        let total = |query: &str| PUBLIC_BASE_URL.len() + "/check?".len() + query.len();
         while total(&query) + 3 <= length {
             query.push_str("%2F");
         }
@@ -268,8 +280,9 @@ async fn a_get_too_long_for_its_paid_retry_is_refused_free_and_a_post_is_not() {
         (Method::POST, query(bound + 1), 402),
     ];
     for (method, query, status) in vectors {
-        let at = format!("{method} of {} bytes", BASE.len() + "/check?".len() + query.len());
-        let mut request = World::request(method.clone(), "/check");
+        let at =
+            format!("{method} of {} bytes", PUBLIC_BASE_URL.len() + "/check?".len() + query.len());
+        let mut request = World::bare(method.clone(), "/check");
         request.query = Some(query);
         let answer = world.send(request).await;
         assert_eq!(answer.status, status, "{at}: {}", answer.body);

@@ -11,7 +11,8 @@ use payability_runtime::api::Route;
 use payability_runtime::api::errors::{ApiError, Refusal};
 use serde_json::{Value, json};
 
-use crate::world::{Seller, World};
+use crate::requests::Seller;
+use crate::world::World;
 
 const SEED: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -20,7 +21,7 @@ const SEED: &str = include_str!(concat!(
 
 #[tokio::test]
 async fn the_verification_steps_verify_a_real_report() {
-    let world = World::start();
+    let world = World::start().await;
     let criteria = world.get("/criteria").await.body;
     let steps = criteria["verification"]["steps"].as_array().expect("steps");
     let text = steps.iter().map(|s| s.as_str().unwrap()).collect::<Vec<_>>().join(" ");
@@ -65,7 +66,7 @@ async fn the_verification_steps_verify_a_real_report() {
 
 #[tokio::test]
 async fn every_refusal_rule_and_every_route_is_published() {
-    let criteria = World::start().get("/criteria").await.body;
+    let criteria = World::start().await.get("/criteria").await.body;
     let rules = &criteria["api_rules"];
     let errors: Vec<Value> = ApiError::all()
         .into_iter()
@@ -90,7 +91,7 @@ async fn every_refusal_rule_and_every_route_is_published() {
 
 #[tokio::test]
 async fn the_corpus_its_pin_and_the_commands_that_replay_it_are_published() {
-    let criteria = World::start().get("/criteria").await.body;
+    let criteria = World::start().await.get("/criteria").await.body;
     let replay = &criteria["corpus_replay"];
     assert_eq!(replay["path"], Route::Corpus.path());
     assert_eq!(replay["public_path"], Route::Corpus.paths()[1].as_str());
@@ -121,7 +122,7 @@ async fn the_corpus_its_pin_and_the_commands_that_replay_it_are_published() {
 
 #[tokio::test]
 async fn the_specifications_text_is_still_verbatim() {
-    let criteria = World::start().get("/criteria").await.body;
+    let criteria = World::start().await.get("/criteria").await.body;
     let seed: Value = serde_json::from_str(SEED).unwrap();
     // This revision's own values replace exactly these three; every other key of the
     // specification is served as written.

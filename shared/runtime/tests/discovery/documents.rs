@@ -9,24 +9,24 @@ use payability_runtime::api::{Publication, Route, answer_criteria};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::world::{Answer, BASE, World};
+use crate::world::{Answer, PUBLIC_BASE_URL, World};
 
 #[tokio::test]
 async fn well_known_x402_lists_the_paid_routes_and_each_answers_an_unpaid_request_with_402() {
-    let world = World::start();
+    let world = World::start().await;
     let answer = world.get("/.well-known/x402").await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("content-type"), Some("application/json"));
     let expected: Vec<String> = Route::ALL
         .into_iter()
         .filter(|r| r.paid().is_some())
-        .map(|r| format!("{BASE}{}", r.path()))
+        .map(|r| format!("{PUBLIC_BASE_URL}{}", r.path()))
         .collect();
     assert_eq!(answer.body, json!({"version": 1, "resources": expected}));
     for resource in expected {
-        let path = resource.strip_prefix(BASE).unwrap();
+        let path = resource.strip_prefix(PUBLIC_BASE_URL).unwrap();
         for method in [Method::GET, Method::POST] {
-            let probe = world.send(World::request(method.clone(), path)).await;
+            let probe = world.send(World::bare(method.clone(), path)).await;
             assert_eq!(probe.status, 402, "{method} {resource}");
         }
     }
@@ -34,7 +34,7 @@ async fn well_known_x402_lists_the_paid_routes_and_each_answers_an_unpaid_reques
 
 #[tokio::test]
 async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
-    let world = World::start();
+    let world = World::start().await;
     let answer = world.get("/llms.txt").await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("content-type"), Some("text/plain; charset=utf-8"));
@@ -50,7 +50,7 @@ async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
         Route::Corpus,
         Route::WellKnownX402,
     ] {
-        assert!(text.contains(&format!("{BASE}{}", route.path())), "{}", route.path());
+        assert!(text.contains(&format!("{PUBLIC_BASE_URL}{}", route.path())), "{}", route.path());
     }
     for word in ["PAYMENT-SIGNATURE", "X-PAYMENT", "RFC 8785", "Ed25519", "keyId", "$0.01"] {
         assert!(text.contains(word), "{word}");
@@ -59,7 +59,7 @@ async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
 
 #[tokio::test]
 async fn the_corpus_is_served_as_committed_and_its_pin_recomputes() {
-    let world = World::start();
+    let world = World::start().await;
     let answer = world.get("/corpus").await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("content-type"), Some("application/json"));
@@ -80,7 +80,7 @@ async fn the_corpus_is_served_as_committed_and_its_pin_recomputes() {
 
 #[tokio::test]
 async fn every_route_answers_at_both_of_its_paths_with_the_same_thing() {
-    let world = World::start();
+    let world = World::start().await;
     for route in Route::ALL {
         if route.methods() != [Method::GET] || route.paid().is_some() {
             continue;
@@ -92,24 +92,25 @@ async fn every_route_answers_at_both_of_its_paths_with_the_same_thing() {
         if route != Route::Metrics {
             assert!(a.bytes == b.bytes, "{own} and {public} answer the same");
         }
-        let head = world.send(World::request(Method::HEAD, &public)).await;
+        let head = world.send(World::bare(Method::HEAD, &public)).await;
         assert_eq!((head.status, head.bytes.len()), (200, 0), "HEAD {public}");
-        let wrong = world.send(World::request(Method::PUT, &own)).await;
+        let wrong = world.send(World::bare(Method::PUT, &own)).await;
         assert_eq!(wrong.status, 405, "PUT {own}");
         assert_eq!(wrong.header("allow"), Some("GET, HEAD, OPTIONS"));
     }
 }
 
 fn lambda(publication: &Publication, method: Method, path: &str, base: Option<&str>) -> Answer {
-    let mut request = World::request(method, path);
+    let mut request = World::bare(method, path);
     request.public_base_url = base.map(str::to_owned);
     answer_criteria(&request, publication).into_http().into()
 }
 
 #[tokio::test]
 async fn the_criteria_function_answers_every_document_and_nothing_else() {
-    let world = World::start();
-    let publication = Publication { keys: Vec::new(), public_base_url: Some(BASE.to_owned()) };
+    let world = World::start().await;
+    let publication =
+        Publication { keys: Vec::new(), public_base_url: Some(PUBLIC_BASE_URL.to_owned()) };
     for route in Route::ALL {
         for path in route.paths() {
             let method = route.methods()[0].clone();
@@ -148,7 +149,7 @@ async fn the_criteria_function_answers_every_document_and_nothing_else() {
 
 #[tokio::test]
 async fn every_free_json_answer_matches_the_schema_openapi_gives_it() {
-    let world = World::start();
+    let world = World::start().await;
     let document = world.openapi().await;
     for route in Route::ALL {
         if route.methods() != [Method::GET] || route.paid().is_some() {

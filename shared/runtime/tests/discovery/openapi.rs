@@ -42,7 +42,7 @@ async fn the_paths_and_methods_are_the_route_table_under_an_origin_only_server()
         (Some("https://api.example/v1"), "https://api.example", "/v1"),
         (Some("https://api.example/toll/payability/"), "https://api.example", "/toll/payability"),
     ] {
-        let world = World::with_base(base);
+        let world = World::with_base(base).await;
         let document = world.openapi().await;
         assert_eq!(document["openapi"], "3.1.0");
         assert_eq!(operations(&document), route_table(prefix), "{base:?}");
@@ -59,8 +59,8 @@ async fn the_paths_and_methods_are_the_route_table_under_an_origin_only_server()
         );
     }
     // Without a configured base, the request's own (API Gateway's) is used; without either, 503.
-    let world = World::with_base(None);
-    let mut request = World::request(http::Method::GET, "/openapi.json");
+    let world = World::with_base(None).await;
+    let mut request = World::bare(http::Method::GET, "/openapi.json");
     request.public_base_url = Some("https://abc.execute-api.example/v1".into());
     let answer = world.send(request).await;
     assert_eq!(answer.body["servers"][0]["url"], "https://abc.execute-api.example");
@@ -74,7 +74,7 @@ async fn the_paths_and_methods_are_the_route_table_under_an_origin_only_server()
 
 #[tokio::test]
 async fn every_operation_declares_its_auth_its_price_and_its_input() {
-    let document = World::start().openapi().await;
+    let document = World::start().await.openapi().await;
     for route in Route::ALL {
         for method in route.methods() {
             let verb = method.as_str().to_ascii_lowercase();
@@ -130,7 +130,7 @@ async fn every_operation_declares_its_auth_its_price_and_its_input() {
 
 #[tokio::test]
 async fn every_rule_id_is_listed_with_its_status() {
-    let document = World::start().openapi().await;
+    let document = World::start().await.openapi().await;
     let errors: Vec<(u64, String, String)> = ApiError::all()
         .into_iter()
         .map(|e| (u64::from(e.status().as_u16()), e.rule().to_owned(), e.message().to_owned()))

@@ -17,8 +17,9 @@ use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::ReportSigner;
 use serde_json::{Value, json};
 
+use crate::requests::{FEE_PAYER, Seller};
 use crate::schema::{assert_valid, declared};
-use crate::world::{FEE_PAYER, OPERATOR_WALLET, Seller, World};
+use crate::world::{OPERATOR_WALLET, World};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json");
 
@@ -87,7 +88,7 @@ fn schema_paths(root: &Value, schema: &Value, at: &str, found: &mut BTreeSet<Str
 
 #[tokio::test]
 async fn every_report_the_core_assembles_matches_its_schema_key_for_key() {
-    let document = World::start().openapi().await;
+    let document = World::start().await.openapi().await;
     let corpus: Value = serde_json::from_str(&std::fs::read_to_string(CORPUS).unwrap()).unwrap();
     let signer = ReportSigner::from_seed(&[3; 32]);
     let mut seen = [BTreeSet::new(), BTreeSet::new()];
@@ -130,7 +131,7 @@ async fn every_report_the_core_assembles_matches_its_schema_key_for_key() {
 
 #[tokio::test]
 async fn house_checks_through_the_service_match_the_report_schemas() {
-    let world = World::start();
+    let world = World::start().await;
     let document = world.openapi().await;
     let seller = Seller::start().await;
     for (path, name, state) in
@@ -146,7 +147,7 @@ async fn house_checks_through_the_service_match_the_report_schemas() {
 
 #[tokio::test]
 async fn precheck_answers_errors_and_the_402_body_match_their_schemas() {
-    let world = World::start();
+    let world = World::start().await;
     let document = world.openapi().await;
     for (url, caller, in_policy) in [
         ("https://seller.example/api", OPERATOR_WALLET, true),
@@ -158,14 +159,14 @@ async fn precheck_answers_errors_and_the_402_body_match_their_schemas() {
         assert_valid(&document, &component("PrecheckAnswer"), &answer.body, url);
     }
 
-    let mut not_json = World::request(Method::POST, "/check");
+    let mut not_json = World::bare(Method::POST, "/check");
     not_json.body = b"{".to_vec();
     let errors = [
         world.send(not_json).await,
         world.call(Method::POST, "/check", Some("ftp://seller.example/api")).await,
         world.get("/nowhere").await,
-        world.send(World::request(Method::DELETE, "/check")).await,
-        world.send(World::request(Method::POST, "/nowhere")).await,
+        world.send(World::bare(Method::DELETE, "/check")).await,
+        world.send(World::bare(Method::POST, "/nowhere")).await,
     ];
     let mut rules = BTreeSet::new();
     for answer in errors {

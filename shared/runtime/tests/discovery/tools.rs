@@ -79,7 +79,7 @@ async fn the_official_tools_accept_every_402() {
         );
         return;
     }
-    let world = World::start();
+    let world = World::start().await;
     let mut cases = Vec::new();
     for route in ["/check", "/memo"] {
         for (method, url) in [

@@ -147,6 +147,11 @@ pub struct World {
 impl World {
     /// Starts every stand-in and the service on a fresh store, the clock at [`START`].
     pub async fn start() -> Self {
+        Self::with_base(Some(PUBLIC_BASE_URL)).await
+    }
+
+    /// As [`World::start`], with this configured public base URL (None: each request's own).
+    pub async fn with_base(base: Option<&str>) -> Self {
         let start = UtcMillis::parse_rfc3339_millis(START).expect("a timestamp");
         let clock = TestClock::take(start).await;
         let chain = Arc::new(Chain::default());
@@ -159,6 +164,7 @@ impl World {
         let store = PausingStore::new(sqlite);
         let control = store.control();
         let config = config(&facilitator, &rpc, StoreChoice::Embedded(db.clone()));
+        let config = ServiceConfig { public_base_url: base.map(str::to_owned), ..config };
         let service = Service::new(config, &SEED, store, clock.function())
             .unwrap_or_else(|e| panic!("the service starts: {e}"));
         Self {
