@@ -230,10 +230,12 @@ impl Route {
 
 impl<S: Stores> Service<S> {
     /// Answers one request on any route, as `payability serve` does, and writes its log line
-    /// (never a body, a header value, the submitted URL or anything fetched).
+    /// (never a body, a header value, the submitted URL or anything fetched): MCP as the MCP
+    /// function, the free documents as the criteria function, the rest as their functions.
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
         match Route::of_path(&request.path) {
             Some(Route::Mcp) => self.handle_mcp(request).await,
+            Some(route) if route.is_document() => answer_criteria(&request, &self.publication()),
             _ => self.handle_served(&Route::ALL, request).await,
         }
     }
@@ -255,7 +257,8 @@ impl<S: Stores> Service<S> {
     }
 
     /// Answers one request as a function serving only `routes` (a route of another
-    /// function: 404 `not_found`; MCP is [`Self::handle_mcp`]'s), and writes its log line.
+    /// function: 404 `not_found`; MCP is [`Self::handle_mcp`]'s, the free documents
+    /// [`answer_criteria`]'s), and writes its log line.
     /// The route is resolved here, once, for the answer, the log line and the EMF line.
     pub async fn handle_served(&self, routes: &[Route], request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
@@ -280,25 +283,24 @@ impl<S: Stores> Service<S> {
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
-            // Answered by `handle_mcp` only: no HTTP function carries the MCP code.
-            Route::Mcp => error(ApiError::NotFound),
-            Route::Criteria
+            // Answered by `handle_mcp` and `answer_criteria` only, so that no paid function
+            // links the MCP code, the documents or the embedded corpus.
+            Route::Mcp
+            | Route::Criteria
             | Route::OpenApi
             | Route::WellKnownX402
             | Route::LlmsTxt
             | Route::Corpus
-            | Route::DidDocument => self.document(route, request),
+            | Route::DidDocument => error(ApiError::NotFound),
         }
     }
 
-    /// A free document route's answer, from this service's keys and base URL.
-    fn document(&self, route: Route, request: &ApiRequest) -> ApiResponse {
-        let publication = Publication {
+    /// What the free documents publish of this service: its keys and base URL.
+    fn publication(&self) -> Publication {
+        Publication {
             keys: self.config.keys.entries(self.signer.descriptor()),
             public_base_url: self.config.public_base_url.clone(),
-        };
-        discovery::answer_document(route, &publication, request)
-            .unwrap_or_else(|| error(ApiError::NotFound))
+        }
     }
 }
 

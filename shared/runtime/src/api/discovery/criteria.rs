@@ -13,7 +13,7 @@ use crate::api::respond::{ApiResponse, json_response};
 /// `api_rules` (every error with its status, every payment refusal), `routes` (each with its
 /// methods and its public path) and where the corpus is served (`corpus_replay.path`,
 /// relative to the API's base URL).
-pub(super) fn criteria_response(keys: Vec<SigningKeyEntry>) -> ApiResponse {
+pub(in crate::api) fn criteria_response(keys: Vec<SigningKeyEntry>) -> ApiResponse {
     json_response(StatusCode::OK, &served_criteria(keys))
 }
 

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 pub use bazaar::{
     CallStyle, EXAMPLE_URL, RouteDescription, description, example_report, mcp_input_schema,
 };
+pub(in crate::api) use criteria::criteria_response;
 pub use openapi::openapi_document;
 pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifier_declaration};
 

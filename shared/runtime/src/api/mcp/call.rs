@@ -18,8 +18,7 @@ use serde_json::{Map, Value, json};
 use super::RpcError;
 use super::tools::Tool;
 use crate::api::ApiRequest;
-use crate::api::Route;
-use crate::api::discovery::CallStyle;
+use crate::api::discovery::{CallStyle, criteria_response};
 use crate::api::errors::ApiError;
 use crate::api::paid::{PaidBody, fields_of};
 use crate::api::precheck::PrecheckStop;
@@ -125,7 +124,9 @@ impl<S: Stores> Service<S> {
         let payment = params.meta.as_ref().and_then(|meta| meta.get(PAYMENT_META_KEY));
         Ok(match tool {
             // A free tool never reads a payment: nothing is verified, nothing settled.
-            Tool::Criteria => ToolResult::of(tool, self.document(Route::Criteria, request), None),
+            Tool::Criteria => {
+                ToolResult::of(tool, criteria_response(self.publication().keys), None)
+            }
             Tool::Precheck if payment.is_some() => {
                 ToolResult::of(tool, error(ApiError::PrecheckTakesNoPayment), None)
             }
