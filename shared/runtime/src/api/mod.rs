@@ -232,11 +232,15 @@ impl<S: Stores> Service<S> {
     /// Answers one request on any route, as `payability serve` does, and writes its log line
     /// (never a body, a header value, the submitted URL or anything fetched): MCP as the MCP
     /// function, the free documents as the criteria function, the rest as their functions.
+    /// The route is resolved here, once, for the answer, the log line and the EMF line.
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
-        match Route::of_path(&request.path) {
-            Some(Route::Mcp) => self.handle_mcp(request).await,
-            Some(route) if route.is_document() => answer_criteria(&request, &self.publication()),
-            _ => self.handle_served(&Route::ALL, request).await,
+        let route = Route::of_path(&request.path);
+        match route {
+            Some(Route::Mcp) => self.answer_mcp(route, request).await,
+            Some(known) if known.is_document() => {
+                free_document(route, &request, &self.publication())
+            }
+            _ => self.answer_served(&Route::ALL, route, request).await,
         }
     }
 
@@ -244,8 +248,12 @@ impl<S: Stores> Service<S> {
     /// function: 404 `not_found`), with the log line and the EMF line. Apart from
     /// [`Self::handle_served`], so that the other functions link no MCP code.
     pub async fn handle_mcp(&self, request: ApiRequest) -> ApiResponse {
+        self.answer_mcp(Route::of_path(&request.path), request).await
+    }
+
+    /// [`Self::handle_mcp`] of a request whose path resolved to `route`.
+    async fn answer_mcp(&self, route: Option<Route>, request: ApiRequest) -> ApiResponse {
         let started = Instant::now();
-        let route = Route::of_path(&request.path);
         let response = match route {
             Some(known) if known != Route::Mcp => error(ApiError::NotFound),
             _ => match admit(&request, route) {
@@ -261,8 +269,17 @@ impl<S: Stores> Service<S> {
     /// [`answer_criteria`]'s), and writes its log line.
     /// The route is resolved here, once, for the answer, the log line and the EMF line.
     pub async fn handle_served(&self, routes: &[Route], request: ApiRequest) -> ApiResponse {
+        self.answer_served(routes, Route::of_path(&request.path), request).await
+    }
+
+    /// [`Self::handle_served`] of a request whose path resolved to `route`.
+    async fn answer_served(
+        &self,
+        routes: &[Route],
+        route: Option<Route>,
+        request: ApiRequest,
+    ) -> ApiResponse {
         let started = Instant::now();
-        let route = Route::of_path(&request.path);
         let response = match route {
             Some(known) if !routes.contains(&known) => error(ApiError::NotFound),
             _ => match admit(&request, route) {
@@ -308,8 +325,16 @@ impl<S: Stores> Service<S> {
 /// `/corpus`) from the published keys and the base URL alone, as the criteria function
 /// answers them (it holds no seed and no store); any other route is 404.
 pub fn answer_criteria(request: &ApiRequest, publication: &Publication) -> ApiResponse {
+    free_document(Route::of_path(&request.path), request, publication)
+}
+
+/// [`answer_criteria`] of a request whose path resolved to `route`.
+fn free_document(
+    route: Option<Route>,
+    request: &ApiRequest,
+    publication: &Publication,
+) -> ApiResponse {
     let started = Instant::now();
-    let route = Route::of_path(&request.path);
     let response = match admit(request, route) {
         Ok(route) => discovery::answer_document(route, publication, request)
             .unwrap_or_else(|| error(ApiError::NotFound)),
