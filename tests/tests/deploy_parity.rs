@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use payability_core::op::PaidOp;
-use payability_runtime::api::budget::{
-    ANSWER_MARGIN, EARLY_FETCH_LEASE_BOUND, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound,
-    paid_deadline,
-};
 use payability_runtime::api::{
     API_GATEWAY_REQUEST_QUOTA_BYTES, MAX_GET_RESOURCE_URL_BYTES, PAID_REQUEST_BUDGET_BYTES, Route,
     emf,
+};
+use payability_runtime::budget::{
+    ANSWER_MARGIN, EARLY_FETCH_LEASE_BOUND, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound,
+    paid_deadline,
 };
 use payability_runtime::payment::facilitator;
 use payability_runtime::settings::{self, Deployed, Reader};

@@ -1,10 +1,11 @@
 //! Adapters of payability-verdict around the pure core: the settings table, the bounded
 //! target fetcher, the signing key on disk, the clock, the store, the payment adapters (x402
 //! facilitator client, Solana fee lookup), the one TLS configuration their HTTP clients
-//! share, and the start-up every server runs.
+//! share, a paid request's time budget, and the start-up every server runs.
 
 pub mod api;
 pub mod base_url;
+pub mod budget;
 mod capped_body;
 pub mod clock;
 pub mod fetch;

@@ -3,7 +3,6 @@
 //! their payment gate. Nothing here knows which server carries the bytes.
 
 mod binding;
-pub mod budget;
 pub mod config;
 pub mod discovery;
 pub mod emf;

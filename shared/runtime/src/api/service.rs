@@ -30,7 +30,7 @@ pub trait Stores: Ledger + PaymentClaims + FreeTier + Metrics + RateCache {}
 impl<T: Ledger + PaymentClaims + FreeTier + Metrics + RateCache> Stores for T {}
 
 /// How long the Solana fee lookup may run (alongside the fetch; it holds the answer at most
-/// [`super::budget::SIDE_LOOKUP_GRACE`] beyond it) before the ledger records it as pending.
+/// [`crate::budget::SIDE_LOOKUP_GRACE`] beyond it) before the ledger records it as pending.
 pub const FEE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
 
 /// Why the service could not be built (closed form).

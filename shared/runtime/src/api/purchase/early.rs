@@ -15,11 +15,11 @@ use payability_core::op::PaidOp;
 use payability_core::policy::TargetUrl;
 use payability_core::report::UtcMillis;
 
-use super::super::budget::{Budget, EARLY_FETCH_LEASE, EARLY_FETCH_LEASE_BOUND};
 use super::super::service::{Service, Stores};
 use super::Payment;
 use super::delivery::Delivery;
 use super::stop::Stop;
+use crate::budget::{Budget, EARLY_FETCH_LEASE, EARLY_FETCH_LEASE_BOUND};
 use crate::store::{Base58Id, EarlyFetchLease};
 use crate::verdict::Fetched;
 

@@ -23,10 +23,10 @@ use payability_core::payment::x402::{
 use payability_core::policy::TargetUrl;
 use payability_core::report::SignedReport;
 
-use super::budget::Budget;
 use super::discovery::CallStyle;
 use super::errors::{ApiError, Refusal};
 use super::service::{Offer, Service, Stores};
+use crate::budget::Budget;
 use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
     StoredClaim, UrlBinding, UtcDay,
