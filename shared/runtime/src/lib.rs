@@ -1,7 +1,8 @@
 //! Adapters of payability-verdict around the pure core: the settings table, the bounded
 //! target fetcher, the signing key on disk, the clock, the store, the payment adapters (x402
 //! facilitator client, Solana fee lookup), the one TLS configuration their HTTP clients
-//! share, a paid request's time budget, and the start-up every server runs.
+//! share, a paid request's time budget, the tripwires' arithmetic, and the start-up every
+//! server runs.
 
 pub mod api;
 pub mod base_url;
@@ -17,4 +18,5 @@ pub mod settings;
 pub mod signing_key;
 pub mod startup;
 pub mod store;
+pub mod tripwires;
 pub mod verdict;

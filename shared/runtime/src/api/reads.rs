@@ -1,5 +1,6 @@
 //! The free read route `GET /metrics`: counts and tripwire ratios, no content, no wallet
-//! (`GET /criteria` is a discovery document: `discovery/criteria.rs`).
+//! (`GET /criteria` is a discovery document: `discovery/criteria.rs`). The tripwires'
+//! arithmetic is `crate::tripwires`; this is what `/metrics` publishes of it.
 
 use std::collections::BTreeMap;
 
@@ -11,9 +12,7 @@ use super::errors::ApiError;
 use super::respond::{ApiResponse, Tripwires, error, json_response};
 use super::service::{Service, Stores};
 use crate::store::{DayCounts, MAX_METRICS_DAYS, Metrics, UtcDay};
-
-/// The window of the tripwires, in days.
-const TRIPWIRE_WINDOW_DAYS: i64 = 30;
+use crate::tripwires::{Armed, Uses, WINDOW_DAYS};
 
 impl<S: Stores> Service<S> {
     pub(super) async fn metrics(&self) -> ApiResponse {
@@ -26,13 +25,13 @@ pub const FREE_USE_RULE: &str = "Armed from Day-0 (the UTC instant of the first 
 /// The refund tripwire's rule, as `/metrics` publishes it.
 pub const REFUND_RULE: &str = "Armed from Day-0. Evaluates every window of 30 consecutive UTC days that ends on a day from Day-0's UTC day through today (within the last 366 days read; a window ending less than 29 days after Day-0 starts before it, where nothing was paid); in each, refunds recorded and paid checks and memo checks delivered; fires when any window has refunds > 5% of paid uses (refunds x 20 > paid, refunds > 0; a window with refunds and no paid use counts as over). Reports the worst window (the highest refunds/paid ratio, the latest on a tie).";
 
-/// The counters of the last [`TRIPWIRE_WINDOW_DAYS`] UTC days, Day-0 and both tripwires.
+/// The counters of the last [`WINDOW_DAYS`] UTC days, Day-0 and both tripwires.
 pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> ApiResponse {
     let unavailable_now = || error(ApiError::StoreUnavailable);
     let Some(today) = UtcDay::of(now) else {
         return unavailable_now();
     };
-    let Some(first) = today.shifted(1 - TRIPWIRE_WINDOW_DAYS) else {
+    let Some(first) = today.shifted(1 - WINDOW_DAYS) else {
         return unavailable_now();
     };
     let Ok(day0) = store.day0().await else {
@@ -64,7 +63,7 @@ pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> Ap
     let body = json!({
         "as_of_day": today.as_str(),
         "day0": day0.and_then(|at| at.to_rfc3339_millis()),
-        "window_days": TRIPWIRE_WINDOW_DAYS,
+        "window_days": WINDOW_DAYS,
         "today": today_counts,
         "window_totals": totals,
         "tripwires": tripwires,
@@ -73,22 +72,9 @@ pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> Ap
     json_response(StatusCode::OK, &body).with_tripwires(flags)
 }
 
-/// Free pre-checks, paid verdicts and refunds of one day's counts.
-fn uses(counts: &BTreeMap<String, u64>) -> (u64, u64, u64) {
-    let sum = |prefix: &str| {
-        counts.iter().filter(|(n, _)| n.starts_with(prefix)).map(|(_, c)| c).sum::<u64>()
-    };
-    (sum("precheck"), sum("paid_check_") + sum("paid_memo_"), sum("refund"))
-}
-
 /// refunds / paid (None without paid use).
 fn ratio(a: u64, b: u64) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
-}
-
-/// Whether refunds are over 5% of paid uses (any refund without paid use is).
-fn refunds_over(refunds: u64, paid: u64) -> bool {
-    refunds > 0 && refunds.saturating_mul(20) > paid
 }
 
 /// Both tripwires, as flags and as published: not armed before Day-0 (`since` is Day-0's UTC
@@ -103,11 +89,7 @@ fn tripwires(
     today: &UtcDay,
 ) -> Option<(Tripwires, serde_json::Value)> {
     let Some(since) = since.filter(|_| day0.is_some()) else {
-        let (free, paid, refunds) = days
-            .iter()
-            .filter(|d| d.day >= *first)
-            .map(|d| uses(&d.counts))
-            .fold((0, 0, 0), |a, u| (a.0 + u.0, a.1 + u.1, a.2 + u.2));
+        let Uses { free, paid, refunds } = Uses::from_day(days, first);
         let window = json!({"first_day": first.as_str(), "last_day": today.as_str()});
         let not_armed = "not armed: no outside paid use yet (Day-0 not recorded); the counts of the last 30 days are shown for information";
         return Some((
@@ -125,49 +107,17 @@ fn tripwires(
             }),
         ));
     };
-    // One entry per day from `since` through today: (day, paid, refunds); free summed alongside.
-    let mut daily: Vec<(UtcDay, u64, u64)> = Vec::new();
-    let mut free = 0;
-    let mut day = since.clone();
-    while day <= *today {
-        let (f, p, r) = days.iter().find(|d| d.day == day).map_or((0, 0, 0), |d| uses(&d.counts));
-        free += f;
-        daily.push((day.clone(), p, r));
-        day = day.shifted(1)?;
-    }
-    let paid: u64 = daily.iter().map(|(_, p, _)| p).sum();
-    let span = usize::try_from(TRIPWIRE_WINDOW_DAYS).ok()?;
-    // A window that would start before the read is evaluated only when the read starts at
-    // Day-0 (nothing was paid before it); otherwise it would be partial.
-    let from_day0 = day0.and_then(UtcDay::of).as_ref() == Some(since);
-    let mut worst: Option<(usize, u64, u64)> = None;
-    let mut evaluated = 0u64;
-    for end in 0..daily.len() {
-        if end + 1 < span && !from_day0 {
-            continue;
-        }
-        let start = (end + 1).saturating_sub(span);
-        let (p, r) = daily[start..=end].iter().fold((0, 0), |a, (_, p, r)| (a.0 + p, a.1 + r));
-        evaluated += 1;
-        let key = |r: u64, p: u64| match (r, p) {
-            (0, _) => 0.0,
-            (_, 0) => f64::INFINITY,
-            _ => r as f64 / p as f64,
-        };
-        if worst.is_none_or(|(_, wp, wr)| key(r, p) >= key(wr, wp)) {
-            worst = Some((end, p, r));
-        }
-    }
-    let worst_window = worst.map(|(end, p, r)| {
-        let last = &daily[end].0;
-        let first = last.shifted(1 - TRIPWIRE_WINDOW_DAYS);
+    let armed = Armed::evaluate(days, day0, since, today)?;
+    let worst_window = armed.worst.as_ref().map(|worst| {
         json!({
-            "first_day": first.as_ref().map(UtcDay::as_str), "last_day": last.as_str(),
-            "refunds": r, "paid": p, "ratio": ratio(r, p), "over": refunds_over(r, p),
+            "first_day": worst.first_day().as_ref().map(UtcDay::as_str),
+            "last_day": worst.last_day.as_str(),
+            "refunds": worst.refunds, "paid": worst.paid, "ratio": ratio(worst.refunds, worst.paid),
+            "over": worst.over(),
         })
     });
-    let refunds_fired = worst.is_some_and(|(_, p, r)| refunds_over(r, p));
-    let free_fired = free > paid.saturating_mul(10);
+    let (free_fired, refunds_fired) = (armed.free_use_fired(), armed.refunds_fired());
+    let Uses { free, paid, refunds } = armed.uses;
     let status = |fired: bool| if fired { "fired: stop and review" } else { "armed: not fired" };
     let flags = Tripwires { armed: true, free_use_fired: free_fired, refunds_fired };
     Some((
@@ -183,9 +133,8 @@ fn tripwires(
                 "armed": true, "fired": refunds_fired, "status": status(refunds_fired),
                 "rule": REFUND_RULE,
                 "window": {"first_day": since.as_str(), "last_day": today.as_str()},
-                "refunds": daily.iter().map(|(_, _, r)| r).sum::<u64>(), "paid": paid,
-                "ratio": ratio(daily.iter().map(|(_, _, r)| r).sum::<u64>(), paid),
-                "windows_evaluated": evaluated, "worst_window": worst_window,
+                "refunds": refunds, "paid": paid, "ratio": ratio(refunds, paid),
+                "windows_evaluated": armed.windows_evaluated, "worst_window": worst_window,
             },
         }),
     ))
