@@ -38,16 +38,18 @@ impl FreeTier for DynamoStore {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
+        // Both keys before anything is spent: no early return between the two spends.
         let source = caller.source_key();
         let source_key = source.key_on(now)?;
+        let wallet = caller.wallet_key().map(|w| w.key_on(now).map(|key| (w, key))).transpose()?;
         let (used, previous_last_ms) = match self.spend(&source, &source_key, now).await? {
             Spend::Allowed { used, previous_last_ms } => (used, previous_last_ms),
             Spend::Refused(decision) => return Ok(decision),
         };
-        let Some(wallet) = caller.wallet_key() else {
+        let Some((wallet, wallet_key)) = wallet else {
             return Ok(FreeTierDecision::Allowed { used });
         };
-        let refused = match self.spend(&wallet, &wallet.key_on(now)?, now).await {
+        let refused = match self.spend(&wallet, &wallet_key, now).await {
             Ok(Spend::Allowed { .. }) => return Ok(FreeTierDecision::Allowed { used }),
             Ok(Spend::Refused(decision)) => Ok(decision),
             Err(error) => Err(error),
