@@ -31,16 +31,16 @@ fn settings_and_store() -> Result<(Settings, StoreChoice), ExitCode> {
 }
 
 /// The backfill, on whichever store is opened.
-struct Backfill<'a> {
-    source: &'a BankOfCanadaValet,
+struct Backfill {
+    source: BankOfCanadaValet,
     limit: usize,
 }
 
-impl WithStore for Backfill<'_> {
+impl WithStore for Backfill {
     type Output = Result<BackfillSummary, StoreError>;
 
     async fn with<S: Stores + Send + Sync + 'static>(self, store: S) -> Self::Output {
-        backfill_cad(&store, self.source, self.limit).await
+        backfill_cad(&store, &self.source, self.limit).await
     }
 }
 
@@ -54,7 +54,7 @@ pub fn backfill(limit: usize) -> ExitCode {
         print_error("client_unavailable", "the HTTP client for the rate source could not be built");
         return ExitCode::from(EXIT_FAILED);
     };
-    let backfill = Backfill { source: &source, limit };
+    let backfill = Backfill { source, limit };
     let summary =
         current_thread_runtime().block_on(open_store(choice, None, backfill)).and_then(|s| s);
     match summary {

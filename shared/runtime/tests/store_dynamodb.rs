@@ -122,9 +122,9 @@ async fn creating_the_tables_again_keeps_them() {
     for (name, endpoint) in dynamodb_endpoints() {
         let fixture = DynamoFixture::new(&name, &endpoint);
         let store = fixture.fresh().await;
-        store.claim(&PaymentId([1; 32]), &bare(PaidOp::Memo), T0).await.unwrap();
+        store.claim(&bare(PaymentId([1; 32]), PaidOp::Memo), T0).await.unwrap();
         assert_eq!(create_tables(store.client(), store.tables()).await, Ok(()), "{name}");
-        let again = store.claim(&PaymentId([1; 32]), &bare(PaidOp::Memo), T0).await;
+        let again = store.claim(&bare(PaymentId([1; 32]), PaidOp::Memo), T0).await;
         assert_eq!(again, Ok(ClaimOutcome::AlreadyClaimed), "{name}: the claim survived");
     }
 }
@@ -179,7 +179,7 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             "claim",
             Box::pin({
                 let (store, payment) = (s(store), payment);
-                async move { store.claim(&payment, &bare(PaidOp::Check), T0).await.map(drop) }
+                async move { store.claim(&bare(payment, PaidOp::Check), T0).await.map(drop) }
             }),
         ),
         (
@@ -193,7 +193,12 @@ fn every_operation(store: &Arc<DynamoStore>) -> Vec<(&'static str, Operation)> {
             "resume",
             Box::pin({
                 let store = s(store);
-                async move { store.resume(&payment, PaidOp::Check, &URL, T0).await.map(drop) }
+                async move {
+                    store
+                        .resume(&Retry { id: payment, op: PaidOp::Check, url: URL }, T0)
+                        .await
+                        .map(drop)
+                }
             }),
         ),
         (
@@ -331,7 +336,7 @@ async fn latency_per_operation() {
                 timed(RUNS, |n| async move {
                     let id = payment_id(n);
                     assert_eq!(
-                        store.claim(&id, &bare(PaidOp::Check), T0).await,
+                        store.claim(&bare(id, PaidOp::Check), T0).await,
                         Ok(ClaimOutcome::Claimed)
                     );
                 })

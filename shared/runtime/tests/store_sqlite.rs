@@ -154,7 +154,7 @@ async fn a_version_2_file_keeps_its_claims_and_resumes_an_unbound_one_only_while
     let tx = Base58Id::parse(&"5".repeat(88)).unwrap();
     let store = SqliteStore::open(&path).expect("creates the schema");
     for claimed in [&settled, &delivered] {
-        store.claim(claimed, &bare(PaidOp::Check), T0).await.unwrap();
+        store.claim(&bare(*claimed, PaidOp::Check), T0).await.unwrap();
         store.advance(claimed, &Transition::Settle).await.unwrap();
         store.advance(claimed, &Transition::Settled(tx.clone())).await.unwrap();
     }
@@ -172,12 +172,12 @@ async fn a_version_2_file_keeps_its_claims_and_resumes_an_unbound_one_only_while
     let later = UtcMillis(T0.0 + IN_FLIGHT_MS);
     let other_url = UrlBinding([0xee; 32]);
     assert_eq!(
-        store.resume(&settled, PaidOp::Check, &other_url, later).await,
+        store.resume(&Retry { id: settled, op: PaidOp::Check, url: other_url }, later).await,
         Ok(ResumeOutcome::Resumed { tx, payer: None }),
         "an unbound settled claim resumes as before bindings were kept"
     );
     assert_eq!(
-        store.resume(&delivered, PaidOp::Check, &URL, later).await,
+        store.resume(&Retry { id: delivered, op: PaidOp::Check, url: URL }, later).await,
         Ok(ResumeOutcome::Refused),
         "an unbound delivered claim is never delivered again: its URL is not known"
     );
@@ -259,7 +259,7 @@ async fn contend(store: &SqliteStore) -> (u32, u32) {
     let (mut claimed, mut allowed) = (0, 0);
     for n in 0..ATTEMPTS_PER_PROCESS {
         let payment = payment_id(n);
-        if store.claim(&payment, &bare(PaidOp::Check), T0).await.unwrap() == ClaimOutcome::Claimed {
+        if store.claim(&bare(payment, PaidOp::Check), T0).await.unwrap() == ClaimOutcome::Claimed {
             claimed += 1;
         }
         let caller = CallerKey::SourceIp(IpAddr::V4(Ipv4Addr::from(n)));
@@ -308,10 +308,12 @@ async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreErr
         WriteCall::FillCad => store.fill_cad(&pending_entry(1).key(), &rate()).await.map(drop),
         WriteCall::MarkRefunded => store.mark_refunded(&pending_entry(1).key()).await.map(drop),
         WriteCall::Claim => {
-            store.claim(&PaymentId([7; 32]), &bare(PaidOp::Memo), T0).await.map(drop)
+            store.claim(&bare(PaymentId([7; 32]), PaidOp::Memo), T0).await.map(drop)
         }
         WriteCall::Advance => store.advance(&claimed, &Transition::Settle).await.map(drop),
-        WriteCall::Resume => store.resume(&claimed, PaidOp::Check, &URL, T0).await.map(drop),
+        WriteCall::Resume => {
+            store.resume(&Retry { id: claimed, op: PaidOp::Check, url: URL }, T0).await.map(drop)
+        }
         WriteCall::TryUse => store.try_use(&caller, T0).await.map(drop),
         WriteCall::Increment => store.increment(Counter::Precheck, T0).await,
         WriteCall::PutRate => store.put(&day("2026-11-28"), &rate()).await,
@@ -325,7 +327,7 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
     let store = SqliteStore::open_with_busy_timeout(&path, Duration::from_millis(100)).unwrap();
     let claimed = payment_id(100);
     store.record(&pending_entry(1)).await.unwrap();
-    store.claim(&claimed, &bare(PaidOp::Check), T0).await.unwrap();
+    store.claim(&bare(claimed, PaidOp::Check), T0).await.unwrap();
 
     let counted = store.days(&day("2026-11-29"), &day("2026-11-29")).await;
     let locker = rusqlite::Connection::open(&path).expect("opens");
@@ -340,15 +342,19 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
 
     assert_eq!(store.cad_pending(10).await, Ok(vec![pending_entry(1)]), "no append, no fill");
     assert_eq!(
-        store.claim(&PaymentId([7; 32]), &bare(PaidOp::Memo), T0).await,
+        store.claim(&bare(PaymentId([7; 32]), PaidOp::Memo), T0).await,
         Ok(ClaimOutcome::Claimed)
     );
     assert_eq!(store.advance(&claimed, &Transition::Settle).await, Ok(AdvanceOutcome::Advanced));
     let settled = Transition::Settled(Base58Id::parse(&"5".repeat(88)).unwrap());
     assert_eq!(store.advance(&claimed, &settled).await, Ok(AdvanceOutcome::Advanced));
     for _ in 0..MAX_RESUMES {
-        let resumed =
-            store.resume(&claimed, PaidOp::Check, &URL, UtcMillis(T0.0 + IN_FLIGHT_MS)).await;
+        let resumed = store
+            .resume(
+                &Retry { id: claimed, op: PaidOp::Check, url: URL },
+                UtcMillis(T0.0 + IN_FLIGHT_MS),
+            )
+            .await;
         assert_eq!(
             resumed,
             Ok(ResumeOutcome::Resumed {
@@ -425,9 +431,9 @@ async fn per_operation_latency_medians() {
         let counter = Counter::PaidMemo(MemoState::Bound);
         let timings = [
             timed(store.record(&pending_entry(n))).await,
-            timed(store.claim(&payment, &bare(PaidOp::Check), T0)).await,
+            timed(store.claim(&bare(payment, PaidOp::Check), T0)).await,
             timed(store.advance(&payment, &Transition::Settle)).await,
-            timed(store.resume(&payment, PaidOp::Check, &URL, T0)).await,
+            timed(store.resume(&Retry { id: payment, op: PaidOp::Check, url: URL }, T0)).await,
             timed(store.try_use(&caller, T0)).await,
             timed(store.increment(counter, T0)).await,
             timed(store.get(&day("2026-11-28"))).await,

@@ -23,7 +23,6 @@ pub trait PaymentClaims: Send + Sync {
     /// less than [`CLAIM_TTL_MS`] ago.
     fn claim(
         &self,
-        id: &PaymentId,
         claim: &NewClaim,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ClaimOutcome, StoreError>> + Send;
@@ -74,9 +73,7 @@ pub trait PaymentClaims: Send + Sync {
     /// Returns its settlement transaction and payer.
     fn resume(
         &self,
-        id: &PaymentId,
-        op: PaidOp,
-        url: &UrlBinding,
+        retry: &Retry,
         now: UtcMillis,
     ) -> impl Future<Output = Result<ResumeOutcome, StoreError>> + Send;
 }
@@ -177,11 +174,13 @@ fn parse_hex32(text: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// What a new claim records beside its payment id: the op, the called URL's binding, the
-/// payer the facilitator named at `/verify` (so a resumed delivery records it in the ledger)
-/// and the payment's `payment-identifier` id, if it carries one.
+/// What a new claim records: the payment, the op, the called URL's binding, the payer the
+/// facilitator named at `/verify` (so a resumed delivery records it in the ledger) and the
+/// payment's `payment-identifier` id, if it carries one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewClaim {
+    /// The payment claimed.
+    pub id: PaymentId,
     /// The op the payment pays for.
     pub op: PaidOp,
     /// The called URL's binding.
@@ -190,6 +189,18 @@ pub struct NewClaim {
     pub payer: Option<Base58Id>,
     /// The payment's identifier, mapped to this payment with the claim (both or neither).
     pub identifier: Option<IdentifierBinding>,
+}
+
+/// A retry of a known payment, as [`PaymentClaims::resume`] is asked it: the payment, and
+/// the op and called URL its claim must have been made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// The payment retried.
+    pub id: PaymentId,
+    /// The op the retry asks for.
+    pub op: PaidOp,
+    /// The binding of the URL the retry calls.
+    pub url: UrlBinding,
 }
 
 /// Where a claimed payment stands. Each marker is reached by exactly one [`Transition`],

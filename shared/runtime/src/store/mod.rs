@@ -22,7 +22,7 @@ pub mod sqlite;
 
 pub use claims::{
     AdvanceOutcome, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, EarlyFetchLease, IN_FLIGHT_MS,
-    IdentifierBinding, MAX_RESUMES, NewClaim, PaymentClaims, PaymentId, ResumeOutcome,
+    IdentifierBinding, MAX_RESUMES, NewClaim, PaymentClaims, PaymentId, ResumeOutcome, Retry,
     StoredAttributes, StoredClaim, Transition, UrlBinding,
 };
 pub use common::{Base58Id, DAY_MS, PaidOp, StoreError, UtcDay, UtcMillis};

@@ -442,13 +442,8 @@ impl Ledger for SqliteStore {
 }
 
 impl PaymentClaims for SqliteStore {
-    async fn claim(
-        &self,
-        id: &PaymentId,
-        claim: &NewClaim,
-        now: UtcMillis,
-    ) -> Result<ClaimOutcome, StoreError> {
-        let key = id.key();
+    async fn claim(&self, claim: &NewClaim, now: UtcMillis) -> Result<ClaimOutcome, StoreError> {
+        let key = claim.id.key();
         let expires_at = epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS));
         let (op, url) = (claim.op, claim.url.hex());
         let payer = claim.payer.as_ref().map(|payer| payer.as_str().to_owned());
@@ -620,15 +615,10 @@ impl PaymentClaims for SqliteStore {
         .await
     }
 
-    async fn resume(
-        &self,
-        id: &PaymentId,
-        op: PaidOp,
-        url: &UrlBinding,
-        now: UtcMillis,
-    ) -> Result<ResumeOutcome, StoreError> {
-        let key = id.key();
-        let url = url.hex();
+    async fn resume(&self, retry: &Retry, now: UtcMillis) -> Result<ResumeOutcome, StoreError> {
+        let key = retry.id.key();
+        let url = retry.url.hex();
+        let op = retry.op;
         // Unexpired: now < claimed_at + CLAIM_TTL_MS, i.e. claimed_at > now - CLAIM_TTL_MS.
         let claimed_after = now.0.saturating_sub(CLAIM_TTL_MS);
         self.in_write_transaction(move |transaction| {

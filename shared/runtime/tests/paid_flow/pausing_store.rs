@@ -124,13 +124,8 @@ impl<S: Ledger> Ledger for PausingStore<S> {
 }
 
 impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
-    async fn claim(
-        &self,
-        id: &PaymentId,
-        claim: &NewClaim,
-        now: UtcMillis,
-    ) -> Result<ClaimOutcome, StoreError> {
-        self.around("claim", self.inner.claim(id, claim, now)).await
+    async fn claim(&self, claim: &NewClaim, now: UtcMillis) -> Result<ClaimOutcome, StoreError> {
+        self.around("claim", self.inner.claim(claim, now)).await
     }
 
     async fn lease_early_fetch(
@@ -165,14 +160,8 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
         self.around("advance", self.inner.advance(id, transition)).await
     }
 
-    async fn resume(
-        &self,
-        id: &PaymentId,
-        op: PaidOp,
-        url: &UrlBinding,
-        now: UtcMillis,
-    ) -> Result<ResumeOutcome, StoreError> {
-        self.around("resume", self.inner.resume(id, op, url, now)).await
+    async fn resume(&self, retry: &Retry, now: UtcMillis) -> Result<ResumeOutcome, StoreError> {
+        self.around("resume", self.inner.resume(retry, now)).await
     }
 }
 

@@ -70,8 +70,8 @@ fn check_verdict(state: CheckState) -> LedgerVerdict {
 pub const URL: UrlBinding = UrlBinding([0xa1; 32]);
 
 /// A claim for `op` bound to [`URL`], with no payer named.
-pub fn bare(op: PaidOp) -> NewClaim {
-    NewClaim { op, url: URL, payer: None, identifier: None }
+pub fn bare(id: PaymentId, op: PaidOp) -> NewClaim {
+    NewClaim { id, op, url: URL, payer: None, identifier: None }
 }
 
 fn day(text: &str) -> UtcDay {
@@ -252,10 +252,10 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
     let id = PaymentId([7; 32]);
     let other = PaymentId([9; 32]);
     assert_eq!(store.claim_of(&id).await, Ok(None));
-    assert_eq!(store.claim(&id, &bare(PaidOp::Check), T0).await, Ok(ClaimOutcome::Claimed));
-    assert_eq!(store.claim(&id, &bare(PaidOp::Check), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
-    assert_eq!(store.claim(&id, &bare(PaidOp::Memo), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
-    assert_eq!(store.claim(&other, &bare(PaidOp::Memo), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&bare(id, PaidOp::Check), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&bare(id, PaidOp::Check), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&bare(id, PaidOp::Memo), T0).await, Ok(ClaimOutcome::AlreadyClaimed));
+    assert_eq!(store.claim(&bare(other, PaidOp::Memo), T0).await, Ok(ClaimOutcome::Claimed));
     let claim = |marker, tx: Option<Base58Id>| StoredClaim {
         op: PaidOp::Check,
         marker,
@@ -292,7 +292,10 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
         "the settlement transaction is kept"
     );
     let elsewhere = UrlBinding([0xc3; 32]);
-    assert_eq!(store.resume(&id, PaidOp::Check, &elsewhere, T0).await, Ok(ResumeOutcome::Refused));
+    assert_eq!(
+        store.resume(&Retry { id, op: PaidOp::Check, url: elsewhere }, T0).await,
+        Ok(ResumeOutcome::Refused)
+    );
     // settling -> not_settled is final.
     store.advance(&other, &Transition::Settle).await.unwrap();
     assert_eq!(
@@ -306,7 +309,7 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
 
 /// Claims a payment and moves it to `settled` with `tx`.
 async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, tx: &Base58Id) {
-    store.claim(id, &bare(op), T0).await.unwrap();
+    store.claim(&bare(*id, op), T0).await.unwrap();
     store.advance(id, &Transition::Settle).await.unwrap();
     assert_eq!(
         store.advance(id, &Transition::Settled(tx.clone())).await,
@@ -318,13 +321,13 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
     let id = PaymentId([11; 32]);
     assert_eq!(
-        store.resume(&id, PaidOp::Check, &URL, T0).await,
+        store.resume(&Retry { id, op: PaidOp::Check, url: URL }, T0).await,
         Ok(ResumeOutcome::Refused),
         "unclaimed"
     );
-    store.claim(&id, &bare(PaidOp::Check), T0).await.unwrap();
+    store.claim(&bare(id, PaidOp::Check), T0).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 1)).await,
+        store.resume(&Retry { id, op: PaidOp::Check, url: URL }, at(IN_FLIGHT_MS + 1)).await,
         Ok(ResumeOutcome::Refused),
         "verified but not settled: nothing to deliver"
     );
@@ -332,23 +335,23 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     store.advance(&id, &Transition::Settle).await.unwrap();
     store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
     assert_eq!(
-        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS - 1)).await,
+        store.resume(&Retry { id, op: PaidOp::Check, url: URL }, at(IN_FLIGHT_MS - 1)).await,
         Ok(ResumeOutcome::Refused),
         "settled moments ago: maybe still delivering, not resumed"
     );
     assert_eq!(
-        store.resume(&id, PaidOp::Memo, &URL, at(IN_FLIGHT_MS + 2)).await,
+        store.resume(&Retry { id, op: PaidOp::Memo, url: URL }, at(IN_FLIGHT_MS + 2)).await,
         Ok(ResumeOutcome::Refused),
         "other op"
     );
     for _ in 0..MAX_RESUMES {
         assert_eq!(
-            store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 3)).await,
+            store.resume(&Retry { id, op: PaidOp::Check, url: URL }, at(IN_FLIGHT_MS + 3)).await,
             Ok(ResumeOutcome::Resumed { tx: settle_tx.clone(), payer: None })
         );
     }
     assert_eq!(
-        store.resume(&id, PaidOp::Check, &URL, at(IN_FLIGHT_MS + 4)).await,
+        store.resume(&Retry { id, op: PaidOp::Check, url: URL }, at(IN_FLIGHT_MS + 4)).await,
         Ok(ResumeOutcome::Refused),
         "bounded"
     );
@@ -356,12 +359,12 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     let expiring = PaymentId([12; 32]);
     settled_claim(&store, &expiring, PaidOp::Memo, &settle_tx).await;
     assert_eq!(
-        store.resume(&expiring, PaidOp::Memo, &URL, at(CLAIM_TTL_MS)).await,
+        store.resume(&Retry { id: expiring, op: PaidOp::Memo, url: URL }, at(CLAIM_TTL_MS)).await,
         Ok(ResumeOutcome::Refused),
         "expired"
     );
     assert_eq!(
-        store.claim(&expiring, &bare(PaidOp::Memo), at(CLAIM_TTL_MS)).await,
+        store.claim(&bare(expiring, PaidOp::Memo), at(CLAIM_TTL_MS)).await,
         Ok(ClaimOutcome::AlreadyClaimed),
         "an expired claim still blocks reuse"
     );
@@ -372,8 +375,8 @@ async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixtu
     let id = PaymentId([14; 32]);
     let payer = wallet(3);
     let claim =
-        NewClaim { op: PaidOp::Memo, url: URL, payer: Some(payer.clone()), identifier: None };
-    assert_eq!(store.claim(&id, &claim, T0).await, Ok(ClaimOutcome::Claimed));
+        NewClaim { id, op: PaidOp::Memo, url: URL, payer: Some(payer.clone()), identifier: None };
+    assert_eq!(store.claim(&claim, T0).await, Ok(ClaimOutcome::Claimed));
     let stored = store.claim_of(&id).await.unwrap().unwrap();
     assert_eq!((stored.url, stored.payer), (Some(URL), Some(payer.clone())), "kept on the claim");
     let settle_tx = tx(140);
@@ -387,16 +390,24 @@ async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixtu
         (PaidOp::Memo, URL, at(CLAIM_TTL_MS), "expired"),
     ];
     for (op, url, now, case) in refused {
-        assert_eq!(store.resume(&id, op, &url, now).await, Ok(ResumeOutcome::Refused), "{case}");
+        assert_eq!(
+            store.resume(&Retry { id, op, url }, now).await,
+            Ok(ResumeOutcome::Refused),
+            "{case}"
+        );
     }
     let again = ResumeOutcome::Resumed { tx: settle_tx, payer: Some(payer) };
     for n in 0..MAX_RESUMES {
         // Delivered: its first request ended, so no in-flight wait.
         let now = at(i64::from(n) + 1);
-        assert_eq!(store.resume(&id, PaidOp::Memo, &URL, now).await, Ok(again.clone()), "{n}");
+        assert_eq!(
+            store.resume(&Retry { id, op: PaidOp::Memo, url: URL }, now).await,
+            Ok(again.clone()),
+            "{n}"
+        );
     }
     assert_eq!(
-        store.resume(&id, PaidOp::Memo, &URL, at(5)).await,
+        store.resume(&Retry { id, op: PaidOp::Memo, url: URL }, at(5)).await,
         Ok(ResumeOutcome::Refused),
         "at most MAX_RESUMES deliveries again"
     );
@@ -432,8 +443,8 @@ async fn a_payer_holds_one_early_fetch_lease_at_a_time<F: Fixture>(fixture: &F) 
 }
 
 /// A claim with a `payment-identifier` id binding (a multi-item transaction on DynamoDB).
-fn identified_claim(identifier: u8) -> NewClaim {
-    NewClaim { identifier: Some(IdentifierBinding([identifier; 32])), ..bare(PaidOp::Check) }
+fn identified_claim(id: PaymentId, identifier: u8) -> NewClaim {
+    NewClaim { identifier: Some(IdentifierBinding([identifier; 32])), ..bare(id, PaidOp::Check) }
 }
 
 async fn an_identifier_names_the_payment_first_claimed_with_it<F: Fixture>(fixture: &F) {
@@ -441,16 +452,16 @@ async fn an_identifier_names_the_payment_first_claimed_with_it<F: Fixture>(fixtu
     let (first, second, third) = (PaymentId([41; 32]), PaymentId([42; 32]), PaymentId([43; 32]));
     let identifier = IdentifierBinding([40; 32]);
     assert_eq!(store.identified(&identifier, T0).await, Ok(None), "a new id");
-    assert_eq!(store.claim(&first, &identified_claim(40), T0).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim(&identified_claim(first, 40), T0).await, Ok(ClaimOutcome::Claimed));
     assert_eq!(store.identified(&identifier, at(1)).await, Ok(Some(first)));
     assert_eq!(
-        store.claim(&second, &identified_claim(40), at(2)).await,
+        store.claim(&identified_claim(second, 40), at(2)).await,
         Ok(ClaimOutcome::IdentifierTaken),
         "another payment with the same id"
     );
     assert_eq!(store.claim_of(&second).await, Ok(None), "both or neither: no claim written");
     assert_eq!(
-        store.claim(&first, &identified_claim(40), at(3)).await,
+        store.claim(&identified_claim(first, 40), at(3)).await,
         Ok(ClaimOutcome::AlreadyClaimed),
         "the first payment again"
     );
@@ -460,7 +471,7 @@ async fn an_identifier_names_the_payment_first_claimed_with_it<F: Fixture>(fixtu
         "a mapping lives 24 h"
     );
     assert_eq!(
-        store.claim(&third, &identified_claim(40), at(CLAIM_TTL_MS)).await,
+        store.claim(&identified_claim(third, 40), at(CLAIM_TTL_MS)).await,
         Ok(ClaimOutcome::Claimed),
         "an expired mapping names the next payment claimed with its id"
     );
@@ -481,7 +492,7 @@ async fn twenty_concurrent_claims_of_one_identifier_yield_one<F: Fixture>(fixtur
         .map(|n| {
             let store = handles[usize::from(n) % handles.len()].clone();
             let id = PaymentId([100 + n; 32]);
-            tokio::spawn(async move { (id, store.claim(&id, &identified_claim(50), T0).await) })
+            tokio::spawn(async move { (id, store.claim(&identified_claim(id, 50), T0).await) })
         })
         .collect();
     let mut claimed = Vec::new();
@@ -510,7 +521,7 @@ async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: A
     let tasks: Vec<_> = (0..50)
         .map(|n| {
             let store = handles[n % handles.len()].clone();
-            tokio::spawn(async move { store.claim(&id, &bare(PaidOp::Check), T0).await })
+            tokio::spawn(async move { store.claim(&bare(id, PaidOp::Check), T0).await })
         })
         .collect();
     let mut claimed = 0;
@@ -886,7 +897,7 @@ async fn no_challenge_value_reaches_any_stored_byte<F: Fixture>(fixture: &F) {
     assert!(HouseId::parse(&format!("{CANARY}{url}")).is_none());
     assert!(Base58Id::parse(&format!("{CANARY}{url}")).is_none());
     assert!(CriteriaVersion::parse(&format!("payability/v1@{CANARY}")).is_none());
-    store.claim(&PaymentId([31; 32]), &bare(PaidOp::Check), T0).await.unwrap();
+    store.claim(&bare(PaymentId([31; 32]), PaidOp::Check), T0).await.unwrap();
     store.try_use(&CallerKey::Wallet(wallet(5)), T0).await.unwrap();
     store.increment(Counter::PaidCheck(check.state), T0).await.unwrap();
     let bytes = fixture.stored_bytes(&store).await;

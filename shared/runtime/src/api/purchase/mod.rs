@@ -29,7 +29,7 @@ use super::service::{Offer, Service, Stores};
 use crate::budget::Budget;
 use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
-    StoredClaim, UrlBinding, UtcDay,
+    Retry, StoredClaim, UrlBinding, UtcDay,
 };
 use delivery::Delivery;
 use stop::{Stop, store_failed};
@@ -143,8 +143,14 @@ impl<S: Stores> Service<S> {
             None => match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
                 None => {
                     let payer = self.verify(&payment, budget).await?;
-                    let claim = NewClaim { op: payment.op, url, payer: payer.clone(), identifier };
-                    self.claim(&payment, &claim).await?;
+                    let claim = NewClaim {
+                        id: payment.id,
+                        op: payment.op,
+                        url,
+                        payer: payer.clone(),
+                        identifier,
+                    };
+                    self.claim(&claim).await?;
                     self.settle_and_fetch(offer.route, &target, &payment, payer, budget).await?
                 }
                 Some(claim) => (self.known(&payment, &url, claim, budget).await?, None),
@@ -198,9 +204,9 @@ impl<S: Stores> Service<S> {
     /// payer and identifier; a concurrent claim of the same payment won: this request stops,
     /// the other one carries it; another payment took the identifier meanwhile: this one is
     /// not settled, the first one answers for the identifier.
-    async fn claim(&self, payment: &Payment, claim: &NewClaim) -> Result<(), Stop> {
+    async fn claim(&self, claim: &NewClaim) -> Result<(), Stop> {
         let now = (self.clock)();
-        match self.store.claim(&payment.id, claim, now).await.map_err(store_failed)? {
+        match self.store.claim(claim, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
             ClaimOutcome::AlreadyClaimed => Err(Stop::error(ApiError::PaymentInFlight)),
             ClaimOutcome::IdentifierTaken => Err(Stop::error(ApiError::PaymentIdentifierPending)),
@@ -289,7 +295,8 @@ impl<S: Stores> Service<S> {
         now: payability_core::report::UtcMillis,
         delivered: bool,
     ) -> Result<Delivery, Stop> {
-        let resumed = self.store.resume(claim, payment.op, url, now);
+        let retry = Retry { id: *claim, op: payment.op, url: *url };
+        let resumed = self.store.resume(&retry, now);
         match resumed.await.map_err(store_failed)? {
             ResumeOutcome::Resumed { tx, payer } => {
                 Ok(Delivery::resumed(*claim, tx, payer, payment.decoded.version, delivered))

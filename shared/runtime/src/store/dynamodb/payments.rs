@@ -17,21 +17,16 @@ use super::attributes::{
 use super::errors::{Conditional, Transacted, conditional, unavailable};
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, EarlyFetchLease,
-    IN_FLIGHT_MS, IdentifierBinding, MAX_RESUMES, NewClaim, PaidOp, PaymentClaims, PaymentId,
-    ResumeOutcome, StoreError, StoredAttributes, StoredClaim, Transition, UrlBinding, UtcMillis,
+    IN_FLIGHT_MS, IdentifierBinding, MAX_RESUMES, NewClaim, PaymentClaims, PaymentId,
+    ResumeOutcome, Retry, StoreError, StoredAttributes, StoredClaim, Transition, UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
-    async fn claim(
-        &self,
-        id: &PaymentId,
-        claim: &NewClaim,
-        now: UtcMillis,
-    ) -> Result<ClaimOutcome, StoreError> {
+    async fn claim(&self, claim: &NewClaim, now: UtcMillis) -> Result<ClaimOutcome, StoreError> {
         let token = claim_token()?;
         let expires_at = number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS)));
         let mut item: Item = [
-            (KEY, text(id.key())),
+            (KEY, text(claim.id.key())),
             ("op", text(claim.op.as_str())),
             ("url_binding", text(claim.url.hex())),
             ("marker", text(ClaimMarker::Verified.as_str())),
@@ -56,7 +51,7 @@ impl PaymentClaims for DynamoStore {
                 .expression_attribute_names("#pk", KEY);
             return match conditional(put.send().await)? {
                 Conditional::Written(_) => Ok(ClaimOutcome::Claimed),
-                Conditional::ConditionFailed => self.claimed_by(id, &token).await,
+                Conditional::ConditionFailed => self.claimed_by(&claim.id, &token).await,
             };
         };
         let put = Put::builder()
@@ -69,7 +64,7 @@ impl PaymentClaims for DynamoStore {
         let mapping = Put::builder()
             .table_name(&self.tables.payments)
             .item(KEY, text(identifier.key()))
-            .item("payment", text(id.key()))
+            .item("payment", text(claim.id.key()))
             .item("claimed_at_ms", number(now.0))
             .item(TTL_ATTRIBUTE, expires_at)
             .condition_expression("attribute_not_exists(#pk) OR #claimed_at <= :expired_before")
@@ -85,7 +80,7 @@ impl PaymentClaims for DynamoStore {
         let mapping = TransactWriteItem::builder().put(mapping).build();
         match self.transact_two(put, mapping).await? {
             Transacted::Written => Ok(ClaimOutcome::Claimed),
-            Transacted::Cancelled([true, _]) => self.claimed_by(id, &token).await,
+            Transacted::Cancelled([true, _]) => self.claimed_by(&claim.id, &token).await,
             Transacted::Cancelled([false, true]) => Ok(ClaimOutcome::IdentifierTaken),
             Transacted::Cancelled([false, false]) => Err(StoreError::Unavailable),
         }
@@ -208,18 +203,12 @@ impl PaymentClaims for DynamoStore {
     /// One conditional `ADD resumes 1`: same op and URL binding, settled (out of flight) or
     /// delivered, not expired (claimed less than [`CLAIM_TTL_MS`] ago, whether or not TTL has
     /// removed it yet), and resumed fewer than [`MAX_RESUMES`] times (a claim starts at 0).
-    async fn resume(
-        &self,
-        id: &PaymentId,
-        op: PaidOp,
-        url: &UrlBinding,
-        now: UtcMillis,
-    ) -> Result<ResumeOutcome, StoreError> {
+    async fn resume(&self, retry: &Retry, now: UtcMillis) -> Result<ResumeOutcome, StoreError> {
         let update = self
             .client
             .update_item()
             .table_name(&self.tables.payments)
-            .set_key(Some(key_of(id.key())))
+            .set_key(Some(key_of(retry.id.key())))
             .update_expression("ADD #resumes :one")
             .condition_expression(
                 "#op = :op AND #claimed_at > :expired_before AND #resumes < :max \
@@ -227,14 +216,14 @@ impl PaymentClaims for DynamoStore {
                  AND (#url = :url OR (attribute_not_exists(#url) AND #marker = :settled))",
             )
             .expression_attribute_names("#url", "url_binding")
-            .expression_attribute_values(":url", text(url.hex()))
+            .expression_attribute_values(":url", text(retry.url.hex()))
             .expression_attribute_values(":delivered", text(ClaimMarker::Delivered.as_str()))
             .expression_attribute_names("#resumes", "resumes")
             .expression_attribute_names("#op", "op")
             .expression_attribute_names("#marker", "marker")
             .expression_attribute_names("#claimed_at", "claimed_at_ms")
             .expression_attribute_values(":one", number(1))
-            .expression_attribute_values(":op", text(op.as_str()))
+            .expression_attribute_values(":op", text(retry.op.as_str()))
             .expression_attribute_values(":settled", text(ClaimMarker::Settled.as_str()))
             .expression_attribute_values(":expired_before", number(now.0.saturating_sub(CLAIM_TTL_MS)))
             .expression_attribute_values(":ended_before", number(now.0.saturating_sub(IN_FLIGHT_MS)))
