@@ -12,16 +12,17 @@ use std::time::Duration;
 
 use payability_core::op::PaidOp;
 use payability_runtime::api::{
-    API_GATEWAY_REQUEST_QUOTA_BYTES, MAX_GET_RESOURCE_URL_BYTES, PAID_REQUEST_BUDGET_BYTES, Route,
-    emf,
+    API_GATEWAY_REQUEST_QUOTA_BYTES, MAX_GET_RESOURCE_URL_BYTES, PAID_REQUEST_BUDGET_BYTES,
 };
 use payability_runtime::budget::{
     ANSWER_MARGIN, EARLY_FETCH_LEASE_BOUND, RECORD_BOUND, SIDE_LOOKUP_GRACE, fetch_bound,
     paid_deadline,
 };
 use payability_runtime::payment::facilitator;
+use payability_runtime::routes::Route;
 use payability_runtime::settings::{self, Deployed, Reader};
 use payability_runtime::store::dynamodb::{KEY, TABLE_VARIABLES};
+use payability_runtime::telemetry::emf;
 use yaml_serde::{Mapping, Value};
 
 /// API Gateway's integration timeout: every function behind the API must finish first.

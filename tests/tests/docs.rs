@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use payability_core::policy::PolicyRefusal;
-use payability_runtime::api::Route;
-use payability_runtime::api::errors::{ApiError, Refusal};
+use payability_runtime::routes::Route;
+use payability_runtime::rules::{ApiError, Refusal};
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()

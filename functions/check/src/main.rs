@@ -1,6 +1,6 @@
 //! Lambda function: the check route.
 
-use payability_runtime::api::Route;
+use payability_runtime::routes::Route;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {

@@ -18,7 +18,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use payability_core::payment::x402::PaymentRefusal;
-use payability_runtime::api::errors::Refusal;
+use payability_runtime::rules::Refusal;
 use serde_json::{Value, json};
 use support::trusted;
 use support::world::{FacilitatorKind, Ran, StoreKind, Target, World, fixtures, run_bounded};

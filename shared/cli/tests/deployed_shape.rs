@@ -54,8 +54,8 @@ use std::time::{Duration, Instant};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
-use payability_runtime::api::Route;
-use payability_runtime::api::errors::Refusal;
+use payability_runtime::routes::Route;
+use payability_runtime::rules::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
 use payability_tests::endpoints::moto_endpoint;

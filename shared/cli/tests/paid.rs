@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::signing::{PublicKeyDescriptor, verify_signed};
-use payability_runtime::api::errors::Refusal;
 use payability_runtime::payment::facilitator::FacilitatorReason;
+use payability_runtime::rules::Refusal;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{Ledger, Payer};
 use serde_json::{Value, json};

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, LambdaEvent, Request, RequestExt, service_fn};
 use payability_runtime::api::{
-    ApiRequest, Publication, Route, Service, Stores, answer_criteria, answer_metrics,
-    answer_unrouted,
+    ApiRequest, Publication, Service, Stores, answer_criteria, answer_metrics, answer_unrouted,
 };
 use payability_runtime::clock;
+use payability_runtime::routes::Route;
 use payability_runtime::settings::{Reader, SIGNING_PUBLIC_KEY, Settings};
 use payability_runtime::startup::{self, WithService, WithStore};
 use payability_runtime::store::choice::StoreChoice;

@@ -1,12 +1,12 @@
 //! The HTTP API as plain request -> response functions, shared by `payability serve` and the
-//! Lambda functions: routing, closed-form errors, the free routes and the paid routes with
-//! their payment gate. Nothing here knows which server carries the bytes.
+//! Lambda functions: dispatch over the route table ([`crate::routes`]), closed-form answers
+//! ([`crate::rules`]), the free routes and the paid routes with their payment gate, and the
+//! telemetry of every answer ([`crate::telemetry`]). Nothing here knows which server carries
+//! the bytes.
 
 mod binding;
 pub mod config;
 pub mod discovery;
-pub mod emf;
-pub mod errors;
 mod mcp;
 mod paid;
 mod precheck;
@@ -22,17 +22,15 @@ use http::{HeaderMap, Method, StatusCode};
 use payability_core::op::PaidOp;
 use payability_core::report::UtcMillis;
 
-pub use respond::{ApiResponse, Telemetry, Tripwires};
+pub use respond::ApiResponse;
 pub use service::{Service, ServiceError, Stores};
 
+use crate::routes::Route;
+use crate::rules::ApiError;
 use crate::store::Metrics;
+use crate::telemetry::emf;
 pub use discovery::Publication;
-use errors::ApiError;
 use respond::error;
-
-/// The prefix of the public paths the specification names (`POST /memo (public:
-/// /toll/payability/memo)`): every route answers under it as well.
-pub const TOLL_PREFIX: &str = "/toll/payability";
 
 /// Largest request body accepted, in bytes (the specification's input cap).
 pub const MAX_REQUEST_BODY_BYTES: usize = 262_144;
@@ -72,159 +70,6 @@ pub struct ApiRequest {
     pub public_base_url: Option<String>,
     /// An id for this request's log line.
     pub request_id: String,
-}
-
-/// The routes this service answers: the one table every other list derives from (dispatch,
-/// 405 and `Allow`, OpenAPI, `/.well-known/x402`, the template's events and the watch router,
-/// checked by `tests/tests/deploy_parity.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    /// `GET /criteria`.
-    Criteria,
-    /// `POST /precheck`.
-    Precheck,
-    /// `POST /check` and `GET /check?url=` (paid; without a URL, the 402 challenge).
-    Check,
-    /// `POST /memo` and `GET /memo?url=` (paid; without a URL, the 402 challenge).
-    Memo,
-    /// `GET /metrics`.
-    Metrics,
-    /// `GET /openapi.json`: the OpenAPI 3.1 description of every route.
-    OpenApi,
-    /// `GET /.well-known/x402`: the paid resources, as x402 indexers read them.
-    WellKnownX402,
-    /// `GET /llms.txt`: a short text for agents.
-    LlmsTxt,
-    /// `GET /corpus`: the pinned test corpus, as committed.
-    Corpus,
-    /// `GET /.well-known/did.json`: the `did:web` DID document of the signing keys (the
-    /// receipts' `kid`).
-    DidDocument,
-    /// `POST /mcp`: the MCP endpoint (Streamable HTTP, stateless JSON): the free and the paid
-    /// routes as tools.
-    Mcp,
-}
-
-impl Route {
-    /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
-    pub const ALL: [Route; 11] = [
-        Self::Criteria,
-        Self::Precheck,
-        Self::Check,
-        Self::Memo,
-        Self::Metrics,
-        Self::OpenApi,
-        Self::WellKnownX402,
-        Self::LlmsTxt,
-        Self::Corpus,
-        Self::DidDocument,
-        Self::Mcp,
-    ];
-
-    /// The route of a path, if it is one of ours: its own path, or the same under
-    /// [`TOLL_PREFIX`] (the public paths the specification names).
-    pub fn of_path(path: &str) -> Option<Self> {
-        let path = path.strip_prefix(TOLL_PREFIX).unwrap_or(path);
-        Self::ALL.into_iter().find(|route| route.path() == path)
-    }
-
-    /// The paths the route answers at: its own and the specification's public one.
-    pub fn paths(self) -> [String; 2] {
-        [self.path().to_owned(), format!("{TOLL_PREFIX}{}", self.path())]
-    }
-
-    /// The `Allow` header of the route: its methods, `HEAD` where it answers `GET`, and
-    /// `OPTIONS`.
-    pub fn allow(self) -> String {
-        let mut allowed: Vec<&str> = self.methods().iter().map(Method::as_str).collect();
-        if self.methods().contains(&Method::GET) {
-            allowed.push("HEAD");
-        }
-        allowed.push("OPTIONS");
-        allowed.join(", ")
-    }
-
-    /// The route's path.
-    pub fn path(self) -> &'static str {
-        match self {
-            Self::Criteria => "/criteria",
-            Self::Precheck => "/precheck",
-            Self::Check => "/check",
-            Self::Memo => "/memo",
-            Self::Metrics => "/metrics",
-            Self::OpenApi => "/openapi.json",
-            Self::WellKnownX402 => "/.well-known/x402",
-            Self::LlmsTxt => "/llms.txt",
-            Self::Corpus => "/corpus",
-            Self::DidDocument => "/.well-known/did.json",
-            Self::Mcp => "/mcp",
-        }
-    }
-
-    /// The methods the route answers (any other gets 405 `method_not_allowed`).
-    pub fn methods(self) -> &'static [Method] {
-        match self {
-            Self::Precheck | Self::Mcp => &[Method::POST],
-            Self::Check | Self::Memo => &[Method::GET, Method::POST],
-            Self::Criteria
-            | Self::Metrics
-            | Self::OpenApi
-            | Self::WellKnownX402
-            | Self::LlmsTxt
-            | Self::Corpus
-            | Self::DidDocument => &[Method::GET],
-        }
-    }
-
-    /// The route's name in logs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Criteria => "criteria",
-            Self::Precheck => "precheck",
-            Self::Check => "check",
-            Self::Memo => "memo",
-            Self::Metrics => "metrics",
-            Self::OpenApi => "openapi",
-            Self::WellKnownX402 => "well_known_x402",
-            Self::LlmsTxt => "llms_txt",
-            Self::Corpus => "corpus",
-            Self::DidDocument => "did_document",
-            Self::Mcp => "mcp",
-        }
-    }
-
-    /// The Lambda function binary answering the route: the free documents, which need no
-    /// seed and no store, are the criteria function's.
-    pub fn function(self) -> &'static str {
-        match self {
-            Self::Criteria
-            | Self::OpenApi
-            | Self::WellKnownX402
-            | Self::LlmsTxt
-            | Self::Corpus
-            | Self::DidDocument => "criteria",
-            Self::Precheck => "precheck",
-            Self::Check => "check",
-            Self::Memo => "memo",
-            Self::Metrics => "metrics",
-            Self::Mcp => "mcp",
-        }
-    }
-
-    /// The op a paid route sells; None for the free routes.
-    pub fn paid(self) -> Option<PaidOp> {
-        match self {
-            Self::Check => Some(PaidOp::Check),
-            Self::Memo => Some(PaidOp::Memo),
-            _ => None,
-        }
-    }
-
-    /// A free document answered from the published keys and the base URL alone (no seed,
-    /// no store): the criteria document and the discovery documents.
-    pub fn is_document(self) -> bool {
-        self.function() == Self::Criteria.function()
-    }
 }
 
 impl<S: Stores> Service<S> {
@@ -424,7 +269,9 @@ fn finish(
         .with_header("access-control-allow-origin", "*")
         .with_header("access-control-expose-headers", CORS_EXPOSE_HEADERS)
         .with_header("cache-control", "no-store");
-    emf::emit(route, &response, u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let status = response.status();
+    emf::emit(&emf::Answered { route, status, telemetry: response.telemetry(), elapsed_ms });
     if request.method == Method::HEAD {
         response = response.without_body();
     }
@@ -457,4 +304,15 @@ fn log_request(
         elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "request"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_get_length_message_states_the_bound() {
+        let bound = MAX_GET_RESOURCE_URL_BYTES;
+        assert_eq!(bound, 2_200, "the url_too_long_for_get message says 2,200 bytes");
+    }
 }

@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::ApiRequest;
 use super::discovery::CallStyle;
-use super::errors::ApiError;
 use super::purchase::{PurchaseOutcome, PurchaseRequest};
 use super::respond::{ApiResponse, error, json_response, json_response_bytes};
 use super::service::{Service, Stores};
+use crate::rules::ApiError;
 
 /// The body of a paid request (and the arguments of a paid MCP tool): the one endpoint to
 /// check.

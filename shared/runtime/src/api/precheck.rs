@@ -14,10 +14,10 @@ use serde_json::{Value, json};
 
 use super::ApiRequest;
 use super::discovery::CallStyle;
-use super::errors::{ApiError, Refusal};
 use super::paid::{fields_of, http_answer};
 use super::respond::{ApiResponse, error, json_response};
 use super::service::{Offer, Service, Stores};
+use crate::rules::{ApiError, Refusal};
 use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
 
 /// The body of a pre-check.

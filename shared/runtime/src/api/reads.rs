@@ -8,10 +8,11 @@ use http::StatusCode;
 use payability_core::report::UtcMillis;
 use serde_json::json;
 
-use super::errors::ApiError;
-use super::respond::{ApiResponse, Tripwires, error, json_response};
+use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
+use crate::rules::ApiError;
 use crate::store::{DayCounts, MAX_METRICS_DAYS, Metrics, UtcDay};
+use crate::telemetry::Tripwires;
 use crate::tripwires::{Armed, Uses, WINDOW_DAYS};
 
 impl<S: Stores> Service<S> {

@@ -16,12 +16,13 @@ use tokio::sync::OnceCell;
 
 use super::config::ServiceConfig;
 use super::discovery;
-use super::errors::ApiError;
 use super::respond::{ApiResponse, error};
-use super::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES, TOLL_PREFIX};
+use super::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES};
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
+use crate::routes::TOLL_PREFIX;
+use crate::rules::ApiError;
 use crate::store::{FreeTier, Ledger, Metrics, PaymentClaims, RateCache};
 
 /// Every store capability the HTTP service uses.

@@ -7,7 +7,7 @@ use http::Method;
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::{CheckState, MemoState, grade_check, grade_memo};
 use payability_core::policy::{AddressRule, vet_target_url};
-use payability_runtime::api::errors::Refusal;
+use payability_runtime::rules::Refusal;
 use serde_json::{Value, json};
 
 use crate::schema::{assert_valid, errors};

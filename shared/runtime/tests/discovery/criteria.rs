@@ -7,8 +7,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use payability_core::criteria::CORPUS_SHA256;
 use payability_core::signing::canonical_bytes;
-use payability_runtime::api::Route;
-use payability_runtime::api::errors::{ApiError, Refusal};
+use payability_runtime::routes::Route;
+use payability_runtime::rules::{ApiError, Refusal};
 use serde_json::{Value, json};
 
 use crate::requests::Seller;

@@ -5,7 +5,8 @@ use http::Method;
 use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256};
 use payability_core::signing::canonical_bytes;
 use payability_runtime::api::discovery::CORPUS_JSON;
-use payability_runtime::api::{Publication, Route, answer_criteria};
+use payability_runtime::api::{Publication, answer_criteria};
+use payability_runtime::routes::Route;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

@@ -2,8 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use payability_runtime::api::Route;
-use payability_runtime::api::errors::{ApiError, Refusal};
+use payability_runtime::routes::Route;
+use payability_runtime::rules::{ApiError, Refusal};
 use serde_json::{Value, json};
 
 use crate::world::World;

@@ -3,7 +3,7 @@
 //! tripwires are counted from what the answer's builder recorded, the same as the body says.
 
 use http::Method;
-use payability_runtime::api::emf;
+use payability_runtime::telemetry::emf;
 use serde_json::Value;
 
 use crate::chain::VerifyMode;

@@ -5,9 +5,9 @@ use http::StatusCode;
 use payability_core::criteria::{SigningKeyEntry, criteria_document};
 use serde_json::json;
 
-use crate::api::Route;
-use crate::api::errors::{ApiError, Refusal};
 use crate::api::respond::{ApiResponse, json_response};
+use crate::routes::Route;
+use crate::rules::{ApiError, Refusal};
 
 /// The criteria document with these signing keys, and what the API adds to the core's:
 /// `api_rules` (every error with its status, every payment refusal), `routes` (each with its

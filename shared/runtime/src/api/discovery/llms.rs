@@ -5,7 +5,7 @@ use payability_core::criteria::{CRITERIA_ID, published};
 
 use super::Base;
 use super::openapi::usd_price;
-use crate::api::Route;
+use crate::routes::Route;
 
 /// The text for a base URL.
 pub(super) fn llms_txt(base: &Base) -> String {

@@ -1,5 +1,5 @@
 //! What lets an agent that only has the base URL find, understand, pay and check this
-//! service, all generated from the route table ([`super::Route`]), the closed error list
+//! service, all generated from the route table ([`crate::routes::Route`]), the closed error list
 //! ([`super::errors`]) and the core's types: `GET /openapi.json` (OpenAPI 3.1),
 //! `GET /.well-known/x402`, `GET /llms.txt`, `GET /corpus` (the committed corpus, as is) and
 //! the discovery description every 402 carries ([`bazaar`]). The documents are free and need
@@ -27,9 +27,10 @@ pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifi
 
 pub use crate::base_url::Base;
 
-use super::errors::ApiError;
+use super::ApiRequest;
 use super::respond::{ApiResponse, bytes_response, error, json_response};
-use super::{ApiRequest, Route};
+use crate::routes::Route;
+use crate::rules::ApiError;
 
 /// The committed corpus, served byte for byte at `GET /corpus`.
 pub const CORPUS_JSON: &[u8] =

@@ -18,8 +18,8 @@ use serde_json::{Map, Value, json};
 
 use super::Base;
 use super::schemas::{components, reference, report_schema_name};
-use crate::api::Route;
-use crate::api::errors::{ApiError, Refusal};
+use crate::routes::Route;
+use crate::rules::{ApiError, Refusal};
 
 /// `info.x-guidance`: short, for an agent's first look.
 const GUIDANCE: &str = "Pay per verdict with x402 (USDC on Solana, v1 or v2). Send POST /check \

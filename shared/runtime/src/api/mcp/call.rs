@@ -19,12 +19,13 @@ use super::RpcError;
 use super::tools::Tool;
 use crate::api::ApiRequest;
 use crate::api::discovery::{CallStyle, criteria_response};
-use crate::api::errors::ApiError;
 use crate::api::paid::{PaidBody, fields_of};
 use crate::api::precheck::PrecheckStop;
 use crate::api::purchase::{PurchaseOutcome, PurchaseRequest};
-use crate::api::respond::{ApiResponse, Telemetry, error, json_response, json_response_bytes};
+use crate::api::respond::{ApiResponse, error, json_response, json_response_bytes};
 use crate::api::service::{Service, Stores};
+use crate::rules::ApiError;
+use crate::telemetry::Telemetry;
 
 /// The `_meta` key of the payment a paid call carries.
 const PAYMENT_META_KEY: &str = "x402/payment";

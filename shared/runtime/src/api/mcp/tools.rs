@@ -5,8 +5,8 @@ use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::op::PaidOp;
 use serde_json::{Value, json};
 
-use crate::api::Route;
 use crate::api::discovery::{mcp_input_schema, report_schema_name, standalone_schema};
+use crate::routes::Route;
 
 /// A tool: a route offered over MCP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,11 +11,11 @@ use payability_core::payment::receipt::{ReceiptClaims, signed_receipt};
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 use payability_core::policy::TargetUrl;
 
-use super::super::errors::ApiError;
 use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
 use super::PurchaseOutcome;
 use crate::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
 use crate::payment::solana_rpc::transaction_fee;
+use crate::rules::ApiError;
 use crate::store::*;
 use crate::verdict::{Fetched, Verdict, fetch_and_grade, graded};
 

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::super::errors::ApiError;
+use crate::rules::ApiError;
 
 /// Shortest and longest id accepted.
 const ID_LENGTHS: std::ops::RangeInclusive<usize> = 16..=128;

@@ -24,9 +24,9 @@ use payability_core::policy::TargetUrl;
 use payability_core::report::SignedReport;
 
 use super::discovery::CallStyle;
-use super::errors::{ApiError, Refusal};
 use super::service::{Offer, Service, Stores};
 use crate::budget::Budget;
+use crate::rules::{ApiError, Refusal};
 use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
     Retry, StoredClaim, UrlBinding, UtcDay,

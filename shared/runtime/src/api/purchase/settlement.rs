@@ -3,13 +3,13 @@
 //! is typed ([`Verified`], [`Settled`], [`FacilitatorError`]); every claim move is a
 //! conditional write, so one payment settles at most once whatever retries race.
 
-use super::super::errors::{ApiError, Refusal};
 use super::super::service::{Service, Stores};
 use super::delivery::Delivery;
 use super::stop::{Stop, store_failed};
 use super::{Budget, Payment};
 use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
 use crate::payment::solana_rpc::{Landing, find_landing};
+use crate::rules::{ApiError, Refusal};
 use crate::store::{AdvanceOutcome, Base58Id, Counter, Transition};
 
 /// How long the chain lookup of an unknown settlement may take.

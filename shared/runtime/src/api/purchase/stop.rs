@@ -1,5 +1,5 @@
 //! Where a purchase stops short of a verdict: a fresh challenge or a closed-form error, from
-//! the closed lists in [`crate::api::errors`]. Each says only what is known about the money:
+//! the closed lists in [`crate::rules`]. Each says only what is known about the money:
 //! "nothing was settled" appears only where this service never called `/settle` for the
 //! payment, or the chain proves it can never land.
 
@@ -7,7 +7,7 @@ use payability_core::challenge::OwnChallenge;
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 
 use super::PurchaseOutcome;
-use crate::api::errors::{ApiError, Refusal};
+use crate::rules::{ApiError, Refusal};
 use crate::store::StoreError;
 
 /// The `Err` of every step of a purchase: why it stops, and what it says of the settlement.

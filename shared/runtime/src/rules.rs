@@ -1,8 +1,12 @@
-//! Every answer the API gives that is not a success: one closed list. Errors
-//! ([`ApiError`]: status, rule id, static message) answer `{"error": {"rule", "message"}}`;
-//! payment refusals ([`Refusal`]) answer 402 with a fresh challenge whose `error`, in the v2
+//! Every answer the service gives that is not a success: one closed list of rule ids, shared
+//! by the HTTP adapter, the MCP tools and the telemetry. Errors ([`ApiError`]: status, rule
+//! id, static message) answer `{"error": {"rule", "message"}}`; payment refusals
+//! ([`Refusal`]) answer 402 with a fresh challenge whose `error`, in the v2
 //! `PAYMENT-REQUIRED` header and in the v1 body alike, is `"<rule>: <message>"`. OpenAPI and
-//! the criteria document list both from [`ApiError::ALL`] and [`Refusal::ALL`].
+//! the criteria document list both from [`ApiError::all`] and [`Refusal::all`]; the EMF
+//! `Rule` dimension takes its values from [`closed`].
+
+use std::sync::OnceLock;
 
 use http::StatusCode;
 use payability_core::payment::x402::PaymentRefusal;
@@ -10,10 +14,21 @@ use payability_core::policy::PolicyRefusal;
 
 use crate::payment::facilitator::FacilitatorReason;
 
+/// Every rule id of the closed list ([`ApiError::all`] and [`Refusal::all`]).
+pub fn closed() -> &'static [&'static str] {
+    static RULES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut rules: Vec<&'static str> =
+            ApiError::all().into_iter().map(ApiError::rule).collect();
+        rules.extend(Refusal::all().into_iter().map(Refusal::rule));
+        rules
+    })
+}
+
 /// An error answer: its status, stable rule id and static message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApiError {
-    /// The body is over [`super::MAX_REQUEST_BODY_BYTES`].
+    /// The body is over [`crate::api::MAX_REQUEST_BODY_BYTES`].
     BodyTooLarge,
     /// The body is not JSON.
     BodyNotJson,
@@ -321,12 +336,6 @@ impl Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_get_length_message_states_the_bound() {
-        let bound = crate::api::MAX_GET_RESOURCE_URL_BYTES;
-        assert_eq!(bound, 2_200, "the url_too_long_for_get message says 2,200 bytes");
-    }
 
     #[test]
     fn every_rule_has_one_status_and_one_message_and_no_two_rules_collide() {

@@ -5,25 +5,27 @@
 //! metric the template names against it).
 //!
 //! Every dimension value and every key comes from a closed list: the route's name
-//! ([`super::Route::name`] or `none`), a verdict state from the published criteria, a rule id
-//! from [`super::errors`]. Nothing of the request (URL, path, query, header value, body) and
-//! nothing fetched is read into the object, and the response's body is never read: the
-//! route comes resolved from `handle`, and the only things read from the response are its
-//! status and its [`Telemetry`] (the rule id of our own error or refusal, the verdict state
-//! and house flag of our own report, the tripwires of our own `/metrics` answer), set where
-//! the answer was built; a rule or a state is looked up in its closed list and replaced by
-//! the list's own string.
+//! ([`Route::name`] or `none`), a verdict state from the published criteria, a rule id from
+//! [`crate::rules`]. Nothing of the request (URL, path, query, header value, body) and
+//! nothing fetched is read into the object, and no response body is ever seen: the route
+//! comes resolved from `handle`, and the only things read of an answer are its status and
+//! its [`Telemetry`] (the rule id of our own error or refusal, the verdict state and house
+//! flag of our own report, the tripwires of our own `/metrics` answer), set where the answer
+//! was built; a rule or a state is looked up in its closed list and replaced by the list's
+//! own string.
 
 use std::cell::RefCell;
 use std::io::Write;
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use http::StatusCode;
 use payability_core::criteria::published;
 use serde_json::{Map, Value, json};
 
-use super::errors::{ApiError, Refusal};
-use super::{ApiResponse, Route, Telemetry, Tripwires};
+use super::{Telemetry, Tripwires};
+use crate::routes::Route;
+use crate::rules;
 
 /// The CloudWatch namespace of every metric.
 pub const NAMESPACE: &str = "Payability";
@@ -122,22 +124,11 @@ fn unit(name: &str) -> &'static str {
     METRICS.iter().find(|(n, _)| *n == name).map_or("Count", |(_, unit)| unit)
 }
 
-/// Every rule id of the closed list ([`ApiError::all`] and [`Refusal::all`]).
-pub fn closed_rules() -> &'static [&'static str] {
-    static RULES: OnceLock<Vec<&'static str>> = OnceLock::new();
-    RULES.get_or_init(|| {
-        let mut rules: Vec<&'static str> =
-            ApiError::all().into_iter().map(ApiError::rule).collect();
-        rules.extend(Refusal::all().into_iter().map(Refusal::rule));
-        rules
-    })
-}
-
 /// The rule id our own error answer or 402 refusal recorded, as the closed list's own string;
 /// None when the answer recorded none or one outside the list.
 fn rule_of(telemetry: &Telemetry) -> Option<&'static str> {
     let named = telemetry.rule?;
-    closed_rules().iter().copied().find(|rule| *rule == named)
+    rules::closed().iter().copied().find(|rule| *rule == named)
 }
 
 /// The verdict state of a delivered report, if it is one of the published states.
@@ -164,18 +155,26 @@ fn directive(dimensions: &[&[&str]], metrics: &[&str]) -> Value {
     json!({"Namespace": NAMESPACE, "Dimensions": dimensions, "Metrics": metrics})
 }
 
-/// The EMF object of one answered request for `route` (None: a path that is not ours;
-/// `timestamp_ms`: when it was answered).
-pub fn object(
-    route: Option<Route>,
-    response: &ApiResponse,
-    elapsed_ms: u64,
-    timestamp_ms: u64,
-) -> Value {
-    let telemetry = response.telemetry();
+/// One answered request as its EMF line sees it: the route `handle` resolved (None: a path
+/// that is not ours), the answer's status and [`Telemetry`], and how long it took.
+#[derive(Debug, Clone, Copy)]
+pub struct Answered<'a> {
+    /// The route of the request.
+    pub route: Option<Route>,
+    /// The status of the answer.
+    pub status: StatusCode,
+    /// The telemetry its builder set.
+    pub telemetry: &'a Telemetry,
+    /// Milliseconds from the request's arrival to its answer.
+    pub elapsed_ms: u64,
+}
+
+/// The EMF object of one answered request (`timestamp_ms`: when it was answered).
+pub fn object(answered: &Answered<'_>, timestamp_ms: u64) -> Value {
+    let telemetry = answered.telemetry;
     let (route, status) = match telemetry.stands_for {
         Some((tool, status)) => (Some(tool), status.as_u16()),
-        None => (route, response.status().as_u16()),
+        None => (answered.route, answered.status.as_u16()),
     };
     let rule = rule_of(telemetry);
     let state = match route.and_then(Route::paid) {
@@ -197,7 +196,7 @@ pub fn object(
     let mut root = Map::new();
     root.insert(ROUTE.into(), route.map_or("none", Route::name).into());
     root.insert(REQUESTS.into(), 1.into());
-    root.insert(LATENCY.into(), elapsed_ms.into());
+    root.insert(LATENCY.into(), answered.elapsed_ms.into());
     let mut per_route = vec![REQUESTS, LATENCY];
     for (name, hit) in PER_ROUTE_COUNTS.into_iter().zip(hits) {
         if hit {
@@ -254,9 +253,9 @@ fn in_lambda() -> bool {
     *IN_LAMBDA.get_or_init(|| std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some())
 }
 
-/// Writes the EMF line of one answered request for `route`: captured on this thread if a test
-/// asked, else to stdout under Lambda, else nowhere.
-pub fn emit(route: Option<Route>, response: &ApiResponse, elapsed_ms: u64) {
+/// Writes the EMF line of one answered request: captured on this thread if a test asked, else
+/// to stdout under Lambda, else nowhere.
+pub fn emit(answered: &Answered<'_>) {
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -264,7 +263,7 @@ pub fn emit(route: Option<Route>, response: &ApiResponse, elapsed_ms: u64) {
     if !captured && !in_lambda() {
         return;
     }
-    let line = object(route, response, elapsed_ms, now_ms).to_string();
+    let line = object(answered, now_ms).to_string();
     if captured {
         CAPTURED.with(|captured| {
             if let Some(lines) = captured.borrow_mut().as_mut() {
@@ -281,14 +280,23 @@ pub fn emit(route: Option<Route>, response: &ApiResponse, elapsed_ms: u64) {
 
 #[cfg(test)]
 mod tests {
-    use http::StatusCode;
-
     use super::*;
-    use crate::api::respond::{error, json_response};
+    use crate::rules::{ApiError, Refusal};
 
-    /// The route `handle` resolves for a path.
-    fn request(path: &str) -> Option<Route> {
-        Route::of_path(path)
+    /// The EMF object of an answer to `path` (the route `handle` resolves for it).
+    fn object_of(path: &str, status: StatusCode, telemetry: &Telemetry, elapsed_ms: u64) -> Value {
+        let answered = Answered { route: Route::of_path(path), status, telemetry, elapsed_ms };
+        object(&answered, 1)
+    }
+
+    /// The telemetry of an answer carrying `rule`.
+    fn ruled(rule: &'static str) -> Telemetry {
+        Telemetry { rule: Some(rule), ..Telemetry::default() }
+    }
+
+    /// The telemetry of a delivered report.
+    fn verdict(state: &'static str, house: bool) -> Telemetry {
+        Telemetry { state: Some(state), house, ..Telemetry::default() }
     }
 
     /// Every metric a directive names is at the root, with a number; every dimension too.
@@ -321,8 +329,8 @@ mod tests {
 
     #[test]
     fn an_error_counts_its_rule_and_its_failure_class() {
-        let response = error(ApiError::StoreUnavailable);
-        let object = object(request("/check"), &response, 12, 1);
+        let error = ApiError::StoreUnavailable;
+        let object = object_of("/check", error.status(), &ruled(error.rule()), 12);
         assert_well_formed(&object);
         assert_eq!(object[ROUTE], "check");
         assert_eq!(object[RULE], "store_unavailable");
@@ -337,9 +345,8 @@ mod tests {
     #[test]
     fn a_402_counts_its_refusal_rule() {
         let refusal = Refusal::NotVerified(None);
-        let body = json!({"x402Version": 1, "error": refusal.error_text()});
-        let response = json_response(StatusCode::PAYMENT_REQUIRED, &body).with_rule(refusal.rule());
-        let object = object(request("/toll/payability/memo"), &response, 3, 1);
+        let status = StatusCode::PAYMENT_REQUIRED;
+        let object = object_of("/toll/payability/memo", status, &ruled(refusal.rule()), 3);
         assert_well_formed(&object);
         assert_eq!(object[ROUTE], "memo");
         assert_eq!(object[RULE], "payment_not_verified");
@@ -349,10 +356,8 @@ mod tests {
 
     #[test]
     fn a_rule_outside_the_closed_list_is_not_a_dimension() {
-        let body = json!({"error": {"rule": "https://canary.example/x", "message": "m"}});
-        let response =
-            json_response(StatusCode::BAD_REQUEST, &body).with_rule("https://canary.example/x");
-        let object = object(request("/nowhere"), &response, 0, 1);
+        let telemetry = ruled("https://canary.example/x");
+        let object = object_of("/nowhere", StatusCode::BAD_REQUEST, &telemetry, 0);
         assert_well_formed(&object);
         assert_eq!(object[ROUTE], "none");
         assert!(object.get(RULE).is_none());
@@ -361,43 +366,34 @@ mod tests {
 
     #[test]
     fn a_verdict_counts_by_state_and_a_house_one_is_not_paid() {
-        let paid =
-            json_response(StatusCode::OK, &json!({"house": false})).with_verdict("BOUND", false);
-        let object_paid = object(request("/memo"), &paid, 5, 1);
+        let object_paid = object_of("/memo", StatusCode::OK, &verdict("BOUND", false), 5);
         assert_well_formed(&object_paid);
         assert_eq!(object_paid[PAID_VERDICTS], 1);
         assert_eq!(object_paid[STATE], "BOUND");
         assert!(object_paid.get(HOUSE_VERDICTS).is_none());
-        let house =
-            json_response(StatusCode::OK, &json!({"house": true})).with_verdict("POPULATED", true);
-        let object_house = object(request("/check"), &house, 5, 1);
+        let object_house = object_of("/check", StatusCode::OK, &verdict("POPULATED", true), 5);
         assert_eq!(object_house[HOUSE_VERDICTS], 1);
         assert!(object_house.get(PAID_VERDICTS).is_none());
-        let unknown = json_response(StatusCode::OK, &json!({})).with_verdict("NOT-A-STATE", false);
-        assert!(object(request("/check"), &unknown, 5, 1).get(STATE).is_none());
+        let unknown = verdict("NOT-A-STATE", false);
+        assert!(object_of("/check", StatusCode::OK, &unknown, 5).get(STATE).is_none());
     }
 
     #[test]
     fn a_metrics_answer_mirrors_its_tripwires() {
-        let body = json!({"tripwires": {
-            "free_use_over_10x_paid_use": {"armed": true, "fired": true, "free": 11},
-            "refunds_over_5_percent_in_30_days": {"armed": true, "fired": false},
-        }});
         let tripwires = Tripwires { armed: true, free_use_fired: true, refunds_fired: false };
-        let response = json_response(StatusCode::OK, &body).with_tripwires(tripwires);
-        let read = object(request("/metrics"), &response, 4, 1);
+        let telemetry = Telemetry { tripwires: Some(tripwires), ..Telemetry::default() };
+        let read = object_of("/metrics", StatusCode::OK, &telemetry, 4);
         assert_well_formed(&read);
         assert_eq!(read[TRIPWIRE_FREE_USE], 1);
         assert_eq!(read[TRIPWIRE_REFUNDS], 0);
         assert_eq!(read[TRIPWIRES_ARMED], 1);
-        let other = object(request("/check"), &response, 4, 1);
+        let other = object_of("/check", StatusCode::OK, &telemetry, 4);
         assert!(other.get(TRIPWIRE_FREE_USE).is_none(), "only /metrics answers say");
     }
 
     #[test]
     fn a_free_precheck_is_counted() {
-        let response = json_response(StatusCode::OK, &json!({"in_policy": true}));
-        let object = object(request("/precheck"), &response, 1, 1);
+        let object = object_of("/precheck", StatusCode::OK, &Telemetry::default(), 1);
         assert_well_formed(&object);
         assert_eq!(object[FREE_PRECHECKS], 1);
         assert_eq!(object[STATUS_2XX], 1);
@@ -406,7 +402,9 @@ mod tests {
     #[test]
     fn capture_keeps_this_threads_lines() {
         capture_on_this_thread();
-        emit(request("/criteria"), &json_response(StatusCode::OK, &json!({})), 1);
+        let telemetry = Telemetry::default();
+        let route = Route::of_path("/criteria");
+        emit(&Answered { route, status: StatusCode::OK, telemetry: &telemetry, elapsed_ms: 1 });
         let lines = take_captured();
         assert_eq!(lines.len(), 1);
         let object: Value = serde_json::from_str(&lines[0]).unwrap();

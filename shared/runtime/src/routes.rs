@@ -1,0 +1,162 @@
+//! The routes this service answers: the one table every other list derives from, and the
+//! public prefix they answer under as well.
+
+use http::Method;
+use payability_core::op::PaidOp;
+
+/// The prefix of the public paths the specification names (`POST /memo (public:
+/// /toll/payability/memo)`): every route answers under it as well.
+pub const TOLL_PREFIX: &str = "/toll/payability";
+
+/// The routes this service answers: the one table every other list derives from (dispatch,
+/// 405 and `Allow`, OpenAPI, `/.well-known/x402`, the template's events and the watch router,
+/// checked by `tests/tests/deploy_parity.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `GET /criteria`.
+    Criteria,
+    /// `POST /precheck`.
+    Precheck,
+    /// `POST /check` and `GET /check?url=` (paid; without a URL, the 402 challenge).
+    Check,
+    /// `POST /memo` and `GET /memo?url=` (paid; without a URL, the 402 challenge).
+    Memo,
+    /// `GET /metrics`.
+    Metrics,
+    /// `GET /openapi.json`: the OpenAPI 3.1 description of every route.
+    OpenApi,
+    /// `GET /.well-known/x402`: the paid resources, as x402 indexers read them.
+    WellKnownX402,
+    /// `GET /llms.txt`: a short text for agents.
+    LlmsTxt,
+    /// `GET /corpus`: the pinned test corpus, as committed.
+    Corpus,
+    /// `GET /.well-known/did.json`: the `did:web` DID document of the signing keys (the
+    /// receipts' `kid`).
+    DidDocument,
+    /// `POST /mcp`: the MCP endpoint (Streamable HTTP, stateless JSON): the free and the paid
+    /// routes as tools.
+    Mcp,
+}
+
+impl Route {
+    /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
+    pub const ALL: [Route; 11] = [
+        Self::Criteria,
+        Self::Precheck,
+        Self::Check,
+        Self::Memo,
+        Self::Metrics,
+        Self::OpenApi,
+        Self::WellKnownX402,
+        Self::LlmsTxt,
+        Self::Corpus,
+        Self::DidDocument,
+        Self::Mcp,
+    ];
+
+    /// The route of a path, if it is one of ours: its own path, or the same under
+    /// [`TOLL_PREFIX`] (the public paths the specification names).
+    pub fn of_path(path: &str) -> Option<Self> {
+        let path = path.strip_prefix(TOLL_PREFIX).unwrap_or(path);
+        Self::ALL.into_iter().find(|route| route.path() == path)
+    }
+
+    /// The paths the route answers at: its own and the specification's public one.
+    pub fn paths(self) -> [String; 2] {
+        [self.path().to_owned(), format!("{TOLL_PREFIX}{}", self.path())]
+    }
+
+    /// The `Allow` header of the route: its methods, `HEAD` where it answers `GET`, and
+    /// `OPTIONS`.
+    pub fn allow(self) -> String {
+        let mut allowed: Vec<&str> = self.methods().iter().map(Method::as_str).collect();
+        if self.methods().contains(&Method::GET) {
+            allowed.push("HEAD");
+        }
+        allowed.push("OPTIONS");
+        allowed.join(", ")
+    }
+
+    /// The route's path.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Criteria => "/criteria",
+            Self::Precheck => "/precheck",
+            Self::Check => "/check",
+            Self::Memo => "/memo",
+            Self::Metrics => "/metrics",
+            Self::OpenApi => "/openapi.json",
+            Self::WellKnownX402 => "/.well-known/x402",
+            Self::LlmsTxt => "/llms.txt",
+            Self::Corpus => "/corpus",
+            Self::DidDocument => "/.well-known/did.json",
+            Self::Mcp => "/mcp",
+        }
+    }
+
+    /// The methods the route answers (any other gets 405 `method_not_allowed`).
+    pub fn methods(self) -> &'static [Method] {
+        match self {
+            Self::Precheck | Self::Mcp => &[Method::POST],
+            Self::Check | Self::Memo => &[Method::GET, Method::POST],
+            Self::Criteria
+            | Self::Metrics
+            | Self::OpenApi
+            | Self::WellKnownX402
+            | Self::LlmsTxt
+            | Self::Corpus
+            | Self::DidDocument => &[Method::GET],
+        }
+    }
+
+    /// The route's name in logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Criteria => "criteria",
+            Self::Precheck => "precheck",
+            Self::Check => "check",
+            Self::Memo => "memo",
+            Self::Metrics => "metrics",
+            Self::OpenApi => "openapi",
+            Self::WellKnownX402 => "well_known_x402",
+            Self::LlmsTxt => "llms_txt",
+            Self::Corpus => "corpus",
+            Self::DidDocument => "did_document",
+            Self::Mcp => "mcp",
+        }
+    }
+
+    /// The Lambda function binary answering the route: the free documents, which need no
+    /// seed and no store, are the criteria function's.
+    pub fn function(self) -> &'static str {
+        match self {
+            Self::Criteria
+            | Self::OpenApi
+            | Self::WellKnownX402
+            | Self::LlmsTxt
+            | Self::Corpus
+            | Self::DidDocument => "criteria",
+            Self::Precheck => "precheck",
+            Self::Check => "check",
+            Self::Memo => "memo",
+            Self::Metrics => "metrics",
+            Self::Mcp => "mcp",
+        }
+    }
+
+    /// The op a paid route sells; None for the free routes.
+    pub fn paid(self) -> Option<PaidOp> {
+        match self {
+            Self::Check => Some(PaidOp::Check),
+            Self::Memo => Some(PaidOp::Memo),
+            _ => None,
+        }
+    }
+
+    /// A free document answered from the published keys and the base URL alone (no seed,
+    /// no store): the criteria document and the discovery documents.
+    pub fn is_document(self) -> bool {
+        self.function() == Self::Criteria.function()
+    }
+}

@@ -1,0 +1,38 @@
+//! What an answer tells the operator, typed: its [`Telemetry`] (rule, state, house flag,
+//! tripwires, the route an MCP tool result stands for), set where the answer is built and
+//! never read back from its body; the EMF line ([`emf`]) and the log line read it.
+
+pub mod emf;
+
+use http::StatusCode;
+
+use crate::routes::Route;
+
+/// What the log line and the EMF line of an answer read: closed values only (a rule id of
+/// [`crate::rules::ApiError`] or [`crate::rules::Refusal`], a verdict state of the published
+/// criteria), set by the builder of the answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Telemetry {
+    /// The rule id of an error answer or a 402 refusal.
+    pub rule: Option<&'static str>,
+    /// The verdict state of a delivered report.
+    pub state: Option<&'static str>,
+    /// Whether the delivered report is a house check's (`house: true`).
+    pub house: bool,
+    /// The tripwires of a `/metrics` answer.
+    pub tripwires: Option<Tripwires>,
+    /// The route and status an MCP tool result stands for: its EMF line counts it as that
+    /// route's answer (a paid verdict as the paid route's, a pre-check as the pre-check's).
+    pub stands_for: Option<(Route, StatusCode)>,
+}
+
+/// The tripwire flags a `/metrics` answer publishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tripwires {
+    /// The tripwires are armed (Day-0 is recorded).
+    pub armed: bool,
+    /// The free-use tripwire fired.
+    pub free_use_fired: bool,
+    /// The refund tripwire fired.
+    pub refunds_fired: bool,
+}
