@@ -3,7 +3,6 @@
 //! same op and URL gets its verdict again, at most three times, settled once, one ledger
 //! entry with the payer's wallet, one paid count; another URL or the other op is 409.
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use payability_runtime::api::config::ServiceConfig;
@@ -11,17 +10,14 @@ use payability_runtime::api::{ApiRequest, Service};
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames, create_tables};
 use payability_runtime::store::{
-    ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay, UtcMillis,
+    ClaimMarker, Ledger, Metrics, Payer, PaymentClaims, PaymentId, UtcDay,
 };
 use payability_tests::endpoints::moto_sdk;
 use sha2::{Digest, Sha256};
 
-use crate::chain::{Chain, Facilitator, Rpc};
-use crate::clock::TestClock;
 use crate::expect;
 use crate::payment::{BUYER, Payment};
-use crate::target::Target;
-use crate::world::{Answer, MEMO, START, config, paid_request};
+use crate::world::{Answer, MEMO, StandIns, config, paid_request};
 
 /// A fresh set of tables on moto.
 async fn fresh_store() -> DynamoStore {
@@ -39,12 +35,7 @@ fn request(path: &str, payment: Option<&Payment>, url: &str) -> ApiRequest {
 
 #[tokio::test]
 async fn a_delivered_verdict_whose_answer_was_lost_is_delivered_again_on_dynamodb() {
-    let start = UtcMillis::parse_rfc3339_millis(START).expect("a timestamp");
-    let clock = TestClock::take(start).await;
-    let chain = Arc::new(Chain::default());
-    let target = Target::start().await;
-    let facilitator = Facilitator::start(Arc::clone(&chain)).await;
-    let rpc = Rpc::start(Arc::clone(&chain)).await;
+    let StandIns { clock, target, facilitator, rpc, .. } = StandIns::start().await;
     let store = fresh_store().await;
     let readback = DynamoStore::new(&moto_sdk(), store.tables().clone());
     let tables = StoreChoice::DynamoDb(store.tables().clone());

@@ -124,6 +124,33 @@ pub fn config(facilitator: &Facilitator, rpc: &Rpc, store: StoreChoice) -> Servi
     }
 }
 
+/// The stand-ins a paid-flow service runs against, the clock at [`START`].
+pub struct StandIns {
+    /// The service's clock.
+    pub clock: TestClock,
+    /// The chain the facilitator and the RPC both read and write.
+    pub chain: Arc<Chain>,
+    /// The seller.
+    pub target: Target,
+    /// The facilitator.
+    pub facilitator: Facilitator,
+    /// The Solana RPC.
+    pub rpc: Rpc,
+}
+
+impl StandIns {
+    /// Takes the clock and starts the seller, the facilitator and the RPC on one chain.
+    pub async fn start() -> Self {
+        let start = UtcMillis::parse_rfc3339_millis(START).expect("a timestamp");
+        let clock = TestClock::take(start).await;
+        let chain = Arc::new(Chain::default());
+        let target = Target::start().await;
+        let facilitator = Facilitator::start(Arc::clone(&chain)).await;
+        let rpc = Rpc::start(Arc::clone(&chain)).await;
+        Self { clock, chain, target, facilitator, rpc }
+    }
+}
+
 /// Everything one test drives.
 pub struct World {
     /// The service, shared with the request tasks.
@@ -152,12 +179,7 @@ impl World {
 
     /// As [`World::start`], with this configured public base URL (None: each request's own).
     pub async fn with_base(base: Option<&str>) -> Self {
-        let start = UtcMillis::parse_rfc3339_millis(START).expect("a timestamp");
-        let clock = TestClock::take(start).await;
-        let chain = Arc::new(Chain::default());
-        let target = Target::start().await;
-        let facilitator = Facilitator::start(Arc::clone(&chain)).await;
-        let rpc = Rpc::start(Arc::clone(&chain)).await;
+        let StandIns { clock, chain, target, facilitator, rpc } = StandIns::start().await;
         let dir = ScratchDir::new("paid-flow");
         let db = dir.join("store.sqlite3");
         let sqlite = SqliteStore::open(&db).expect("a fresh SQLite store");
