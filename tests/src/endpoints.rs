@@ -33,14 +33,18 @@ pub fn moto_endpoint() -> String {
     url.to_owned()
 }
 
-/// SDK settings for a local endpoint: dummy static credentials, region `us-east-1`.
+/// The region of every local AWS client (moto keeps each region's tables and secrets apart,
+/// so a server started on these endpoints names it too).
+pub const LOCAL_REGION: &str = "us-east-1";
+
+/// SDK settings for a local endpoint: dummy static credentials, region [`LOCAL_REGION`].
 #[cfg(feature = "aws")]
 pub fn local_sdk_config(endpoint: &str) -> aws_config::SdkConfig {
     use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
     let credentials = Credentials::new("local", "local", None, None, "payability-tests");
     aws_config::SdkConfig::builder()
         .behavior_version(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
+        .region(aws_config::Region::new(LOCAL_REGION))
         .credentials_provider(SharedCredentialsProvider::new(credentials))
         .endpoint_url(endpoint)
         .build()

@@ -52,18 +52,18 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_config::SdkConfig;
 use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
 use payability_runtime::routes::Route;
 use payability_runtime::rules::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
-use payability_tests::endpoints::moto_endpoint;
+use payability_tests::endpoints::{moto_endpoint, moto_sdk};
 use payability_tests::standin::closed_port;
 use serde_json::{Value, json};
 use support::world::{
-    Fixture, LOCAL_REGION, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded,
-    scratch_file, unique_suffix,
+    Fixture, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded, scratch_file,
+    unique_suffix,
 };
 use support::{HOUSE_TOKEN, WALLET};
 
@@ -364,17 +364,6 @@ impl Drop for Watch {
     }
 }
 
-/// An SDK configuration for moto (loopback, dummy credentials).
-fn moto_sdk(runtime: &tokio::runtime::Runtime) -> SdkConfig {
-    runtime.block_on(
-        aws_config::defaults(BehaviorVersion::latest())
-            .region(Region::new(LOCAL_REGION))
-            .endpoint_url(moto_endpoint())
-            .test_credentials()
-            .load(),
-    )
-}
-
 /// Creates a secret on moto with a unique name and returns its ARN.
 fn secret(runtime: &tokio::runtime::Runtime, sdk: &SdkConfig, what: &str, value: &str) -> String {
     let client = aws_sdk_secretsmanager::Client::new(sdk);
@@ -435,7 +424,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
 
     // The store and the secrets, as the template wires them (on moto).
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let sdk = moto_sdk(&runtime);
+    let sdk = moto_sdk();
     let seed_hex: String = SEED.iter().map(|b| format!("{b:02x}")).collect();
     let seed_arn = secret(&runtime, &sdk, "seed", &seed_hex);
     let house_arn = secret(&runtime, &sdk, "house", HOUSE_TOKEN);

@@ -13,11 +13,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use aws_config::{BehaviorVersion, Region};
 use payability_runtime::store::dynamodb::{
     DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
 };
-use payability_tests::endpoints::moto_endpoint;
+use payability_tests::endpoints::{LOCAL_REGION, local_sdk_config, moto_endpoint};
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
@@ -175,9 +174,6 @@ pub enum StoreKind {
     DynamoDb,
 }
 
-/// The region the DynamoDB tables are created in (moto accepts any).
-pub const LOCAL_REGION: &str = "us-east-1";
-
 impl StoreKind {
     /// The serve variables for this store (none for the embedded one); for DynamoDB the
     /// tables are created first.
@@ -198,13 +194,7 @@ pub fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime
         .block_on(async {
-            let sdk = aws_config::defaults(BehaviorVersion::latest())
-                .region(Region::new(LOCAL_REGION))
-                .endpoint_url(endpoint)
-                .test_credentials()
-                .load()
-                .await;
-            let store = DynamoStore::new(&sdk, tables.clone());
+            let store = DynamoStore::new(&local_sdk_config(endpoint), tables.clone());
             create_tables(store.client(), store.tables()).await
         })
         .expect("the tables are created on moto");
