@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent generator for payability-corpus/v1 (criteria payability/v1, revision 1.4.0).
+"""Independent generator for payability-corpus/v1 (criteria payability/v1, revision 1.5.0).
 
 Written from the criteria text only (seed field_rule / state_rule / description_flag /
 memo_op, and corpus/INTERPRETATIONS.md), never from the Rust engine. Standard library only.
@@ -1253,7 +1253,7 @@ def build():
     build_memo_cases()
     POLICY_CASES.clear()
     build_policy_cases()
-    obj = {"id": "payability-corpus/v1", "criteria": "payability/v1", "criteria_revision": "1.4.0",
+    obj = {"id": "payability-corpus/v1", "criteria": "payability/v1", "criteria_revision": "1.5.0",
            "generator": "corpus/gen_corpus.py", "cases": list(CASES), "policy_cases": list(POLICY_CASES)}
     obj["sha256"] = pin(obj)
     return obj

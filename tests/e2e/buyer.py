@@ -16,7 +16,11 @@ with PAYMENT-SIGNATURE.
     python buyer.py --hand ...   a hand-built v2 payment (PAYMENT-SIGNATURE), like the SDK's.
     python buyer.py --sdk-v1 ... the SDK's own V1 scheme fed the 402's v1 JSON body, sent as
         X-PAYMENT (x402 2.x's V1 scheme DOES add a Memo instruction: extra.memo or a nonce).
-    python buyer.py --replay-last --payment-file FILE [--url URL]   resend a saved payment.
+    python buyer.py --replay-last --payment-file FILE [--url URL] [--sign-in]   resend a saved
+        payment (the file keeps the payer's throwaway keypair); --sign-in adds a SIGN-IN-WITH-X
+        proof by that payer, made with the SDK's create_siwx_payload of a fresh 402.
+    --siwx   SDK mode: the SDK's sign-in-with-x client extension (create_siwx_client_extension)
+        with the buyer's key: on a 402 it signs in first and pays only if that is refused.
     --payment-id ID   the x402 payment-identifier extension: the SDK's own
         append_payment_identifier_to_extensions in a before-payment hook (it adds the id only
         when the 402 declares the extension, and refuses a malformed id); with --hand the id
@@ -34,7 +38,8 @@ sent)}. Exit 0 when an HTTP answer was obtained (whatever its status), 3 when th
 refused or failed to build a payment (the official client refuses a challenge without
 extra.feePayer), 2 on bad arguments. With --payment-id (SDK mode) the line also has
 "payment_identifier": {"declared": the 402's extensions["payment-identifier"] or null,
-"sdk_declaration": the SDK's declare_payment_identifier_extension()}.
+"sdk_declaration": the SDK's declare_payment_identifier_extension()}; SDK mode also says
+"signed_in": whether a SIGN-IN-WITH-X header was sent.
 """
 
 from __future__ import annotations
@@ -117,11 +122,15 @@ def fill_response(res: Result, status: int, headers: dict, raw: bytes) -> None:
     res["retry_after"] = headers.get("retry-after")
 
 
-def save_payment(path: str | None, url: str, method: str, body: bytes, name: str, value: str) -> None:
+def save_payment(path: str | None, url: str, method: str, body: bytes, name: str, value: str,
+                 kp) -> None:
+    """Saves the payment sent, with the payer's (throwaway) keypair, so that a replay can sign
+    in as the payer."""
     if path:
         with open(path, "w", encoding="utf-8") as f:
             json.dump({"url": url, "method": method, "body": body.decode("utf-8"),
-                       "header": {"name": name, "value": value}}, f)
+                       "header": {"name": name, "value": value},
+                       "payer_keypair_hex": bytes(kp).hex()}, f)
 
 
 # -- official SDK (v2) ------------------------------------------------------------------------
@@ -137,6 +146,14 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
     res["payer"] = str(kp.pubkey())
     client = x402Client()
     register_exact_svm_client(client, KeypairSigner(kp), rpc_url=args.rpc)
+    if args.siwx:
+        from x402.extensions.sign_in_with_x import (
+            CreateSIWxClientExtensionOptions,
+            create_siwx_client_extension,
+        )
+
+        options = CreateSIWxClientExtensionOptions(signers=[KeypairSigner(kp)])
+        client.register_extension(create_siwx_client_extension(options))
     challenge = {}
     if args.payment_id is not None:
         from x402.extensions.payment_identifier import (
@@ -185,7 +202,7 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
             return res
         (name, value), = helper.encode_payment_signature_header(payload).items()
         res["payment_header"] = {"name": name, "value": value}
-        save_payment(args.save_payment, args.url, args.method, request_body, name, value)
+        save_payment(args.save_payment, args.url, args.method, request_body, name, value, kp)
         res["error"] = None
         return res
 
@@ -201,6 +218,8 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
             for name in ("PAYMENT-SIGNATURE", "X-PAYMENT"):
                 if name in request.headers:
                     sent["header"] = {"name": name, "value": request.headers[name]}
+            if "SIGN-IN-WITH-X" in request.headers:
+                sent["signed_in"] = True
             response = await self.inner.handle_async_request(request)
             note_402(response.status_code, response.headers)
             return response
@@ -224,15 +243,16 @@ async def sdk_mode(args, kp, request_body: bytes) -> Result:
             res["payment_header"] = sent.get("header")
             if sent.get("header"):
                 save_payment(args.save_payment, args.url, args.method, request_body,
-                             sent["header"]["name"], sent["header"]["value"])
+                             sent["header"]["name"], sent["header"]["value"], kp)
             return res
         await resp.aread()
     fill_response(res, resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.content)
     res["payment_header"] = sent.get("header")
+    res["signed_in"] = sent.get("signed_in", False)
     res["challenge"] = {"v1": None, "v2": challenge.get("v2")}
     if sent.get("header"):
         save_payment(args.save_payment, args.url, args.method, request_body,
-                     sent["header"]["name"], sent["header"]["value"])
+                     sent["header"]["name"], sent["header"]["value"], kp)
     return res
 
 
@@ -265,7 +285,7 @@ def sdk_v1_mode(args, kp, request_body: bytes) -> Result:
         return res
     (name, value), = x402HTTPClientSync(client).encode_payment_signature_header(payload).items()
     res["payment_header"] = {"name": name, "value": value}
-    save_payment(args.save_payment, args.url, args.method, request_body, name, value)
+    save_payment(args.save_payment, args.url, args.method, request_body, name, value, kp)
     if args.build_only:
         return res
     status, headers, raw = http(args.method, args.url, request_body,
@@ -362,7 +382,7 @@ def hand_mode(args, kp, request_body: bytes, version: int) -> Result:
         return res
     value = base64.b64encode(json.dumps(payment, separators=(",", ":")).encode()).decode()
     res["payment_header"] = {"name": name, "value": value}
-    save_payment(args.save_payment, args.url, args.method, request_body, name, value)
+    save_payment(args.save_payment, args.url, args.method, request_body, name, value, kp)
     if args.build_only:
         return res
     status, headers, raw = http(args.method, args.url, request_body,
@@ -371,18 +391,42 @@ def hand_mode(args, kp, request_body: bytes, version: int) -> Result:
     return res
 
 
+def sign_in_header(method: str, url: str, body: bytes, kp, timeout: float) -> str:
+    """The SIGN-IN-WITH-X value the payer's wallet makes of a fresh 402 of `url`, with the
+    official SDK's own functions (create_siwx_payload, encode_siwx_header)."""
+    from x402.extensions.sign_in_with_x import create_siwx_payload, encode_siwx_header
+    from x402.mechanisms.svm import KeypairSigner
+
+    status, headers, _raw = http(method, url, body, {"Content-Type": "application/json"}, timeout)
+    declared = (decode_b64_json(headers.get("payment-required")) or {}).get("extensions", {})
+    siwx = declared.get("sign-in-with-x")
+    if status != 402 or not siwx:
+        raise RuntimeError(f"no sign-in challenge to sign (status {status})")
+    chain = siwx["supportedChains"][0]
+    info = {**siwx["info"], "chainId": chain["chainId"], "type": chain["type"]}
+    payload = asyncio.run(create_siwx_payload(info, KeypairSigner(kp), url))
+    return encode_siwx_header(payload)
+
+
 def replay_mode(args) -> Result:
+    """Resends a saved payment; with --sign-in, signed in as its payer (the saved keypair)."""
+    from solders.keypair import Keypair
+
     res = new_result("replay")
     with open(args.payment_file, encoding="utf-8") as f:
         saved = json.load(f)
     url = args.url or saved["url"]
+    method = saved.get("method", "POST")
     body = saved["body"].encode() if args.body is None else args.body.encode()
     header = saved["header"]
     res["payment_header"] = header
-    status, headers, raw = http(saved.get("method", "POST"), url, body,
-                                {"Content-Type": "application/json", header["name"]: header["value"]},
-                                args.timeout)
-    fill_response(res, status, headers, raw)
+    headers = {"Content-Type": "application/json", header["name"]: header["value"]}
+    if args.sign_in:
+        kp = Keypair.from_bytes(bytes.fromhex(saved["payer_keypair_hex"]))
+        res["payer"] = str(kp.pubkey())
+        headers["SIGN-IN-WITH-X"] = sign_in_header(method, url, body, kp, args.timeout)
+    status, response_headers, raw = http(method, url, body, headers, args.timeout)
+    fill_response(res, status, response_headers, raw)
     return res
 
 
@@ -409,6 +453,11 @@ def main() -> int:
     ap.add_argument("--fee-payer")
     ap.add_argument("--echo-memo")
     ap.add_argument("--payment-id", help="payment-identifier id (see the module documentation)")
+    ap.add_argument("--siwx", action="store_true",
+                    help="SDK mode: register the SDK's sign-in-with-x client extension with the "
+                         "buyer's key (it signs in before paying when a 402 declares it)")
+    ap.add_argument("--sign-in", action="store_true",
+                    help="with --replay-last: sign in as the saved payer (SIGN-IN-WITH-X)")
     ap.add_argument("--timeout", type=float, default=20.0)
     args = ap.parse_args()
 

@@ -632,7 +632,7 @@ fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     let second = run();
     assert!(second.stderr.is_empty());
     let criteria: Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!(criteria["criteria_revision"], "1.4.0");
+    assert_eq!(criteria["criteria_revision"], "1.5.0");
     assert_eq!(criteria["signing_keys"].as_array().unwrap().len(), 1);
 }
 

@@ -8,7 +8,7 @@
 //!
 //! - every function answers its route (each binary is built first, as watch's `cargo run` builds it);
 //! - `/criteria` publishes the key the check function signs with;
-//! - the free-tier race: 40 concurrent pre-checks for one wallet, exactly one 200 (watch
+//! - the free-tier race: 40 concurrent unsigned pre-checks from one source, exactly one 200 (watch
 //!   runs up to [`CONCURRENCY`] instances of the precheck function, so the race is between
 //!   processes, as between Lambda instances, and is settled by the store alone);
 //! - the official x402 Python client pays `POST /check` and `POST /memo`; the reports verify
@@ -91,8 +91,6 @@ const SEED: [u8; 32] = [0x5a; 32];
 /// How many times a request that is safe to repeat is sent while watch answers it with its
 /// own relay failure ([`Answer::is_watch_relay_failure`]).
 const RELAY_ATTEMPTS: usize = 3;
-/// The wallet of the free-tier race.
-const RACE_WALLET: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 
 /// Starts watch as `bash -c GUARD LIFETIME cargo-lambda lambda watch ...`: watch runs in
 /// the background; the guard stops it with SIGTERM when the guard's stdin (a pipe from this
@@ -501,9 +499,9 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     let criteria = criteria.body;
     assert_eq!(keys, vec![pinned.clone()], "{}", criteria["signing_keys"]);
 
-    // The free-tier race: one wallet, one source (watch says 127.0.0.1 for every caller),
-    // 40 pre-checks at once; exactly one is free, every other is the too-soon 402.
-    let race_body = json!({"url": target.url, "caller": RACE_WALLET}).to_string();
+    // The free-tier race: one source (watch says 127.0.0.1 for every caller), 40 unsigned
+    // pre-checks at once; exactly one is free, every other is the too-soon 402.
+    let race_body = json!({"url": target.url}).to_string();
     let barrier = Arc::new(Barrier::new(RACERS));
     let racers: Vec<_> = (0..RACERS)
         .map(|_| {

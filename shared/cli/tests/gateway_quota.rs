@@ -39,6 +39,8 @@ struct Seen {
     quota_bytes: usize,
     /// The `PAYMENT-SIGNATURE` (or `X-PAYMENT`) value's length, when the request carries one.
     payment_bytes: Option<usize>,
+    /// The `SIGN-IN-WITH-X` value's length, when the request carries one.
+    sign_in_bytes: Option<usize>,
     /// The answer's status.
     status: u16,
     /// The answer's `PAYMENT-REQUIRED` value's length (0 without one).
@@ -131,6 +133,7 @@ fn relay(client: TcpStream, upstream: &str, seen: &Mutex<Vec<Seen>>) {
                 .sum::<usize>();
         let payment = value_of(&lines, "payment-signature").or(value_of(&lines, "x-payment"));
         let payment_bytes = payment.map(str::len);
+        let sign_in_bytes = value_of(&lines, "sign-in-with-x").map(str::len);
         let close = value_of(&lines, "connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
         let mut out = TcpStream::connect(upstream).unwrap();
         out.write_all(format!("{}\r\n\r\n", lines.join("\r\n")).as_bytes()).unwrap();
@@ -142,6 +145,7 @@ fn relay(client: TcpStream, upstream: &str, seen: &Mutex<Vec<Seen>>) {
             line: lines[0].clone(),
             quota_bytes,
             payment_bytes,
+            sign_in_bytes,
             status,
             payment_required_bytes,
         });
@@ -203,6 +207,19 @@ impl Client {
     /// Pays `method` `<base>/<route>` for `target` through the recorder at `base`; returns
     /// the client's JSON line.
     fn pay(self, world: &World, base: &str, method: &str, route: &str, target: &str) -> Value {
+        self.run(world, base, method, route, target, &[])
+    }
+
+    /// Runs the client with `extra` arguments (Python only).
+    fn run(
+        self,
+        world: &World,
+        base: &str,
+        method: &str,
+        route: &str,
+        target: &str,
+        extra: &[&str],
+    ) -> Value {
         let ran = match self {
             Self::Python => {
                 let (python, dir) = fixtures();
@@ -225,6 +242,7 @@ impl Client {
                     "--keypair-seed-hex",
                     BUYER_SEED_HEX,
                 ]);
+                command.args(extra);
                 run_bounded(command, CLIENT_WITHIN)
             }
             Self::Npm => {
@@ -298,6 +316,24 @@ fn every_official_paid_retry_leaves_a_kilobyte_of_api_gateways_quota_spare() {
                 ));
                 if paid.quota_bytes > PAID_REQUEST_BUDGET_BYTES {
                     over.push(format!("{at}: {} bytes", paid.quota_bytes));
+                }
+                if let Client::Python = client {
+                    // The verdict again, by the SDK's sign-in extension: its signed retry.
+                    let again = client.run(&world, &base, method, route, &target, &["--siwx"]);
+                    let seen = recorder.take();
+                    let signed = seen.iter().find(|s| s.sign_in_bytes.is_some());
+                    let Some(signed) = signed.filter(|s| s.payment_bytes.is_none()) else {
+                        panic!("{at}: no signed retry without a payment: {seen:#?} / {again}");
+                    };
+                    assert_eq!(signed.status, 200, "{at}: signed in, the verdict again: {again}");
+                    report.push(format!(
+                        "{at}: signed-in retry {} bytes (SIGN-IN-WITH-X {})",
+                        signed.quota_bytes,
+                        signed.sign_in_bytes.unwrap_or(0),
+                    ));
+                    if signed.quota_bytes > PAID_REQUEST_BUDGET_BYTES {
+                        over.push(format!("{at}, signed in: {} bytes", signed.quota_bytes));
+                    }
                 }
             }
         }

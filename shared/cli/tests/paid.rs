@@ -3,8 +3,9 @@
 //! official @x402 facilitator) and whose RPC is a stub. Covers both ops, the legacy v1 path,
 //! the self-check, the ledger, the abuse cases (each closed-form, nothing fetched, nothing
 //! charged) and settlements whose outcome was lost, resolved on a retry of the same payment
-//! on the embedded store and on DynamoDB (moto). The world (fixtures, serve, seller) is
-//! `support/world.rs`.
+//! signed in by its payer (x402 sign-in-with-x), on the embedded store and on DynamoDB (moto);
+//! a buyer whose answer was lost gets its verdict back with the SDK's sign-in extension,
+//! without paying again. The world (fixtures, serve, seller) is `support/world.rs`.
 //!
 //! Needs `scripts/test` (it installs the SDK, the official facilitator and moto, starts moto
 //! and exports PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR,
@@ -39,6 +40,16 @@ fn assert_outcome_unknown(answer: &Value, case: &str) {
         (Some(503), "settlement_outcome_unknown".to_owned(), Some("30")),
         "{case}: {answer}"
     );
+}
+
+/// Asserts `answer` is the sign-in challenge a payment sent to settlement before gets unsigned.
+fn assert_sign_in_as_payer(answer: &Value, case: &str) {
+    assert_eq!(
+        (answer["status"].as_u64(), said(answer)),
+        (Some(402), Refusal::SignInAsPayer.error_text()),
+        "{case}: {answer}"
+    );
+    assert_eq!(answer["body"]["accepts"], json!([]), "{case}: no payment offered: {answer}");
 }
 
 /// Asserts `answer` is a 200 report that verifies against `keys` and returns the
@@ -130,11 +141,20 @@ fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
     let replay = vec!["--replay-last", "--payment-file", &saved];
     let other_url = json!({"url": format!("{}?another", world.target.url)}).to_string();
     let elsewhere = vec!["--replay-last", "--payment-file", &saved, "--body", &other_url];
+    let mut signed_elsewhere = elsewhere.clone();
+    signed_elsewhere.push("--sign-in");
     let cases: Vec<(&str, &str, Vec<&str>, u64, Value)> = vec![
         (
-            "payment replayed for another URL",
+            "payment replayed for another URL, unsigned",
             "/check",
             elsewhere,
+            402,
+            json!(Refusal::SignInAsPayer.error_text()),
+        ),
+        (
+            "payment replayed for another URL, signed in by its payer",
+            "/check",
+            signed_elsewhere,
             409,
             json!("payment_already_used"),
         ),
@@ -221,12 +241,17 @@ fn concurrent_double_submissions_settle_once_and_count_one_verdict() {
             })
         })
         .collect();
-    let statuses: Vec<u64> =
-        runs.into_iter().map(|r| r.join().unwrap()["status"].as_u64().unwrap()).collect();
+    let answers: Vec<Value> = runs.into_iter().map(|r| r.join().unwrap()).collect();
+    let statuses: Vec<u64> = answers.iter().map(|a| a["status"].as_u64().unwrap()).collect();
     // One claim wins; a duplicate that comes while it is carried is 409 in flight, one that
-    // comes once it was delivered gets the same verdict again (its answer may have been lost).
-    assert!(statuses.iter().all(|s| [200, 409].contains(s)), "{statuses:?}");
-    assert!(statuses.contains(&200), "{statuses:?}");
+    // comes once it was delivered (or reads no claim, then is refused by the facilitator once
+    // it settled, and reads the claim again) gets the sign-in challenge: only its payer,
+    // signed in, gets the verdict again. Never 402 payment_not_verified.
+    for answer in answers.iter().filter(|a| a["status"] == 402) {
+        assert_sign_in_as_payer(answer, "a duplicate once delivered");
+    }
+    assert!(statuses.iter().all(|s| [200, 402, 409].contains(s)), "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "{statuses:?}");
     assert_eq!(world.fixture_calls()["settled"], 1);
     assert_eq!(world.paid_checks_today(), 1, "one verdict bought and counted");
 }
@@ -281,8 +306,9 @@ fn unclear_settlements_resolve_on_a_retry_of_the_same_payment_on_both_stores() {
 
 /// One store's scenario: three settlements whose outcome the service cannot know (a slow
 /// `/settle`, a settlement whose answer is lost, an answer forged on another network), each
-/// answered 503 and resolved by the chain when the same payment is retried 30 s later;
-/// never a second `/settle`, never a second verdict.
+/// answered 503 and resolved by the chain when the same payment is retried 30 s later, signed
+/// in by its payer (unsigned, the sign-in challenge); never a second `/settle`, never a second
+/// verdict.
 fn unclear_settlements_resolve(store: StoreKind) {
     let world = World::with(FacilitatorKind::Fixture, store);
     let keys = trusted(&world.server);
@@ -314,24 +340,27 @@ fn unclear_settlements_resolve(store: StoreKind) {
     std::thread::sleep((last_claim + REPLAY_AFTER).saturating_duration_since(Instant::now()));
     let [slow, lost_answer, forged] = <[String; 3]>::try_from(saved).unwrap();
 
-    let resumed = world.replay("/check", &slow);
+    let unsigned = world.replay("/check", &slow);
+    assert_sign_in_as_payer(&unsigned, &format!("{store:?} slow, replayed unsigned"));
+    assert_eq!(world.rpc_calls("getSignaturesForAddress"), 0, "{store:?}: no chain lookup for it");
+    let resumed = world.replay_signed("/check", &slow);
     let tx = assert_verified_report(&resumed, &keys, &format!("{store:?} slow, replayed"));
     assert_eq!(tx, world.settled_in_mode("slow"), "{store:?}: the slow settlement's transaction");
     assert!(world.landed().contains(&tx), "{store:?}: {tx} landed");
     no_second_settle("slow, replayed");
 
-    let resumed = world.replay("/check", &lost_answer);
+    let resumed = world.replay_signed("/check", &lost_answer);
     let tx = assert_verified_report(&resumed, &keys, &format!("{store:?} settled_but_down"));
     assert_eq!(tx, world.settled_in_mode("settled_but_down"), "{store:?}: its transaction");
     no_second_settle("settled_but_down, replayed");
     assert_eq!(world.target.hits(), 3 + 2, "{store:?}: and one fetch per delivered verdict");
 
-    let pending = world.replay("/check", &forged);
+    let pending = world.replay_signed("/check", &forged);
     assert_outcome_unknown(&pending, &format!("{store:?} forged_network, blockhash valid"));
     no_second_settle("forged_network, replayed");
     world.expire_blockhashes();
     for attempt in ["first", "second"] {
-        let never = world.replay("/check", &forged);
+        let never = world.replay_signed("/check", &forged);
         let case = format!("{store:?} forged_network, blockhash expired, {attempt} replay");
         assert_eq!(never["status"], 402, "{case}: {never}");
         assert!(said(&never).starts_with("payment_not_settled"), "{case}: {never}");
@@ -339,7 +368,7 @@ fn unclear_settlements_resolve(store: StoreKind) {
     }
 
     for (case, file) in [("slow", &slow), ("settled_but_down", &lost_answer)] {
-        let again = world.replay("/check", file);
+        let again = world.replay_signed("/check", file);
         let case = format!("{store:?} {case}, delivered, replayed once more (answer lost?)");
         assert_verified_report(&again, &keys, &case);
     }
@@ -367,7 +396,8 @@ fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_
     }
     assert_eq!(world.target.hits(), 6, "two v2 checks, memo (two fetches), two v1 checks");
 
-    let replayed = world.replay("/check", &saved);
+    assert_sign_in_as_payer(&world.replay("/check", &saved), "delivered, replayed unsigned");
+    let replayed = world.replay_signed("/check", &saved);
     let again = assert_verified_report(&replayed, &keys, "delivered, replayed: delivered again");
     assert_eq!(world.landed().iter().filter(|tx| **tx == again).count(), 1, "landed once");
     let wrong = world.buy("/check", &["--hand", "--amount", "9999"]);
@@ -386,20 +416,30 @@ fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_
 }
 
 #[test]
-fn a_buyer_that_leaves_during_a_slow_settle_gets_its_verdict_on_a_retry_on_both_stores() {
-    on_both_stores(answer_lost_then_retried);
+fn a_buyer_that_leaves_during_a_slow_settle_gets_its_verdict_by_signing_in_on_both_stores() {
+    on_both_stores(answer_lost_then_signed_in);
 }
 
-/// The official client closes its connection 1.5 s into a 3 s settlement; `serve` runs the
-/// flow to its end (settled, fetched, recorded, `delivered`); the same payment retried later
-/// for the same URL gets the verdict (once more, not settled again, not counted again), and
-/// for another URL 409.
-fn answer_lost_then_retried(store: StoreKind) {
+/// The buyer's seed in the lost-answer scenario (a throwaway key; the RPC stub funds any).
+const LEAVING_BUYER_SEED_HEX: &str =
+    "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d";
+
+/// The official client (with the SDK's sign-in-with-x client extension, its Solana keypair
+/// the payer the facilitator fixture names) closes its connection 1.5 s into a 3 s
+/// settlement; `serve` runs the flow to its end (settled, fetched, recorded, `delivered`).
+/// The same client asks again: the 402 declares sign-in-with-x, it signs in and gets the
+/// verdict, sending no payment; the chain's copy of the payment, re-sent unsigned, gets the
+/// sign-in challenge for its URL and for another alike; signed for another URL, 409. One
+/// settlement, one count.
+fn answer_lost_then_signed_in(store: StoreKind) {
     let world = World::with(FacilitatorKind::Fixture, store);
     let keys = trusted(&world.server);
     world.fixture_mode(json!({"settle": "slow", "slow_seconds": 3}));
     let file = scratch_file(&format!("answer-lost-{store:?}.json"));
-    let left = world.buy("/check", &["--save-payment", &file, "--timeout", "1.5"]);
+    let buyer = ["--siwx", "--keypair-seed-hex", LEAVING_BUYER_SEED_HEX];
+    let mut leaving = buyer.to_vec();
+    leaving.extend(["--save-payment", &file, "--timeout", "1.5"]);
+    let left = world.buy("/check", &leaving);
     assert!(left["status"].is_null(), "{store:?}: the client left before the answer: {left}");
     assert!(left["payment_header"].is_object(), "{store:?}: it had sent its payment: {left}");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -409,16 +449,27 @@ fn answer_lost_then_retried(store: StoreKind) {
     assert_eq!(world.paid_checks_today(), 1, "{store:?}: the flow ran to its end");
     world.fixture_mode(json!({"settle": "normal"}));
 
-    let retried = world.replay("/check", &file);
-    let tx = assert_verified_report(&retried, &keys, &format!("{store:?} retried"));
+    let signed_in = world.buy("/check", &buyer);
+    let tx = assert_verified_report(&signed_in, &keys, &format!("{store:?} signed in"));
     assert_eq!(tx, world.settled_in_mode("slow"), "{store:?}: the slow settlement's transaction");
+    assert_eq!(signed_in["signed_in"], true, "{store:?}: the SDK signed in: {signed_in}");
+    assert!(signed_in["payment_header"].is_null(), "{store:?}: and paid nothing: {signed_in}");
+
     let other_url = json!({"url": format!("{}?another", world.target.url)}).to_string();
-    let elsewhere =
-        world.buy("/check", &["--replay-last", "--payment-file", &file, "--body", &other_url]);
+    for body in [None, Some(other_url.as_str())] {
+        let mut replay = vec!["--replay-last", "--payment-file", &file];
+        replay.extend(body.map(|body| ["--body", body]).into_iter().flatten());
+        let unsigned = world.buy("/check", &replay);
+        assert_sign_in_as_payer(&unsigned, &format!("{store:?} the chain's copy, {body:?}"));
+    }
+    let elsewhere = world.buy(
+        "/check",
+        &["--replay-last", "--payment-file", &file, "--body", &other_url, "--sign-in"],
+    );
     assert_eq!(
         (elsewhere["status"].as_u64(), said(&elsewhere)),
         (Some(409), "payment_already_used".to_owned()),
-        "{store:?}: the payment presented for another URL: {elsewhere}"
+        "{store:?}: the payer's payment presented for another URL: {elsewhere}"
     );
     assert_eq!(world.fixture_calls()["settle"], 1, "{store:?}: settled once");
     assert_eq!(world.target.hits(), 2, "{store:?}: fetched for each delivery only");
@@ -426,24 +477,28 @@ fn answer_lost_then_retried(store: StoreKind) {
 }
 
 #[test]
-fn the_official_client_sends_a_payment_identifier_and_a_re_signed_retry_is_never_settled() {
+fn the_official_client_sends_a_payment_identifier_and_a_re_signed_retry_is_409_never_settled() {
     let world = World::start();
     let keys = trusted(&world.server);
     let id = "pay_7d5d747be160e280504c099d984bcfe0";
     let first = world.buy("/check", &["--payment-id", id]);
     let noted = &first["payment_identifier"];
     assert_eq!(noted["declared"], noted["sdk_declaration"], "we declare what the SDK declares");
-    let tx = assert_verified_report(&first, &keys, "a new id");
+    assert_verified_report(&first, &keys, "a new id");
     let sent = first["payment_header"]["value"].as_str().unwrap();
     let sent = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, sent).unwrap();
     let sent: Value = serde_json::from_slice(&sent).unwrap();
     assert_eq!(sent["extensions"]["payment-identifier"]["info"]["id"], id, "the SDK sent the id");
     let calls = world.fixture_calls();
 
-    // A client that re-signs on retry: a new 402, a new transaction, the same id.
+    // A client that re-signs on retry: a new 402, a new transaction, the same id: 409, the id
+    // names one payment (as the extension says); nothing verified or settled.
     let re_signed = world.buy("/check", &["--payment-id", id]);
-    let again = assert_verified_report(&re_signed, &keys, "a re-signed payment, the same id");
-    assert_eq!(again, tx, "the first purchase's settlement");
+    assert_eq!(
+        (re_signed["status"].as_u64(), said(&re_signed)),
+        (Some(409), "payment_identifier_conflict".to_owned()),
+        "{re_signed}"
+    );
     let other_op = world.buy("/memo", &["--payment-id", id]);
     assert_eq!(
         (other_op["status"].as_u64(), said(&other_op)),
@@ -463,5 +518,5 @@ fn the_official_client_sends_a_payment_identifier_and_a_re_signed_retry_is_never
         "nothing else verified or settled"
     );
     assert_eq!(world.paid_checks_today(), 1, "one verdict counted");
-    assert_eq!(world.target.hits(), 2, "fetched for the two deliveries only");
+    assert_eq!(world.target.hits(), 1, "fetched for the one delivery only");
 }

@@ -1,6 +1,7 @@
 //! Our own 402 challenge: the v1 JSON body and the v2 `PAYMENT-REQUIRED` header that an
 //! unpaid `/check` or `/memo` answers. It must grade POPULATED under `check` and, with a fresh
-//! memo per challenge, BOUND under `memo`.
+//! memo per challenge, BOUND under `memo`. A sign-in challenge ([`sign_in_challenge`]) offers
+//! no payment: it asks a request to repeat itself signed by a wallet.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -130,9 +131,42 @@ pub fn own_challenge_with(terms: &ChallengeTerms<'_>, notes: &ChallengeNotes<'_>
         accepts: vec![requirements_v2(terms)],
         extensions: notes.extensions.cloned(),
     };
-    let v2 = serde_json::to_vec(&header).expect("a challenge serializes");
+    served(&body, &header)
+}
+
+/// A sign-in challenge: a 402 that offers no payment (`accepts` empty in both legs) and whose
+/// v2 header declares `extensions` (the `sign-in-with-x` challenge), for a request that must
+/// repeat itself signed by a wallet, not pay.
+pub fn sign_in_challenge(
+    resource_url: &str,
+    description: &str,
+    error: &str,
+    extensions: &Value,
+) -> OwnChallenge {
+    let body = PaymentRequiredV1 {
+        x402_version: X402Version::V1,
+        error: error.to_owned(),
+        accepts: vec![],
+    };
+    let header = PaymentRequiredV2 {
+        x402_version: X402Version::V2,
+        error: error.to_owned(),
+        resource: ResourceInfo {
+            url: resource_url.to_owned(),
+            description: description.to_owned(),
+            mime_type: MIME_TYPE.to_owned(),
+        },
+        accepts: vec![],
+        extensions: Some(extensions.clone()),
+    };
+    served(&body, &header)
+}
+
+/// The challenge's bytes: the v1 body, the v2 `PaymentRequired` and its base64 header value.
+fn served(body: &PaymentRequiredV1, header: &PaymentRequiredV2) -> OwnChallenge {
+    let v2 = serde_json::to_vec(header).expect("a challenge serializes");
     OwnChallenge {
-        body: serde_json::to_vec(&body).expect("a challenge serializes"),
+        body: serde_json::to_vec(body).expect("a challenge serializes"),
         payment_required: STANDARD.encode(&v2),
         v2,
     }

@@ -9,6 +9,7 @@
 use std::sync::OnceLock;
 
 use http::StatusCode;
+use payability_core::payment::siwx::SignInRefusal;
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::policy::PolicyRefusal;
 
@@ -38,6 +39,8 @@ pub enum ApiError {
     OpUnknown,
     /// A pre-check's `caller` is not a base58 wallet.
     CallerNotAWallet,
+    /// A signed pre-check's `caller` names another wallet than the one that signed.
+    CallerNotTheSigner,
     /// A paid request carries no URL to check (and a payment).
     UrlMissing,
     /// The submitted URL breaks the target-URL policy.
@@ -46,6 +49,8 @@ pub enum ApiError {
     UrlTooLongForGet,
     /// The payment header is not a well-formed payment.
     PaymentMalformed(PaymentRefusal),
+    /// The `SIGN-IN-WITH-X` header is not a well-formed proof.
+    SignInMalformed(SignInRefusal),
     /// A payment was sent to the free pre-check.
     PrecheckTakesNoPayment,
     /// No such route.
@@ -59,12 +64,8 @@ pub enum ApiError {
     PaymentAlreadyUsed,
     /// A `payment-identifier` id is not 16 to 128 characters of `[A-Za-z0-9_-]`.
     PaymentIdentifierInvalid,
-    /// The payment's `payment-identifier` id names a purchase of the other op or another URL,
-    /// or one whose verdict was delivered as often as it may be.
+    /// The payment's `payment-identifier` id names another payment.
     PaymentIdentifierConflict,
-    /// The payment's `payment-identifier` id names another payment that is not settled here
-    /// yet (or whose outcome is not known).
-    PaymentIdentifierPending,
     /// Another request is carrying this payment now.
     PaymentInFlight,
     /// `/settle` was called and its outcome is not known yet.
@@ -94,6 +95,7 @@ impl ApiError {
             Self::BodyWrongShape,
             Self::OpUnknown,
             Self::CallerNotAWallet,
+            Self::CallerNotTheSigner,
             Self::UrlMissing,
         ];
         all.extend(PolicyRefusal::ALL.map(Self::UrlRefused));
@@ -104,6 +106,9 @@ impl ApiError {
                 .filter(|r| r.is_malformed())
                 .map(Self::PaymentMalformed),
         );
+        all.extend(
+            SignInRefusal::ALL.into_iter().filter(|r| r.is_malformed()).map(Self::SignInMalformed),
+        );
         all.extend([
             Self::PrecheckTakesNoPayment,
             Self::NotFound,
@@ -112,7 +117,6 @@ impl ApiError {
             Self::PaymentAlreadyUsed,
             Self::PaymentIdentifierInvalid,
             Self::PaymentIdentifierConflict,
-            Self::PaymentIdentifierPending,
             Self::PaymentInFlight,
             Self::SettlementOutcomeUnknown,
             Self::PaymentNotStarted,
@@ -135,17 +139,18 @@ impl ApiError {
             | Self::BodyWrongShape
             | Self::OpUnknown
             | Self::CallerNotAWallet
+            | Self::CallerNotTheSigner
             | Self::UrlMissing
             | Self::UrlRefused(_)
             | Self::PaymentMalformed(_)
+            | Self::SignInMalformed(_)
             | Self::PaymentIdentifierInvalid
             | Self::PrecheckTakesNoPayment => StatusCode::BAD_REQUEST,
             Self::NotFound | Self::NotCovered => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::PaymentAlreadyUsed
-            | Self::PaymentIdentifierConflict
-            | Self::PaymentIdentifierPending
-            | Self::PaymentInFlight => StatusCode::CONFLICT,
+            Self::PaymentAlreadyUsed | Self::PaymentIdentifierConflict | Self::PaymentInFlight => {
+                StatusCode::CONFLICT
+            }
             Self::SettlementAlreadyRecorded => StatusCode::BAD_GATEWAY,
             Self::SettlementOutcomeUnknown
             | Self::PaymentNotStarted
@@ -165,10 +170,12 @@ impl ApiError {
             Self::BodyWrongShape => "body_wrong_shape",
             Self::OpUnknown => "op_unknown",
             Self::CallerNotAWallet => "caller_not_a_wallet",
+            Self::CallerNotTheSigner => "caller_not_the_signer",
             Self::UrlMissing => "url_missing",
             Self::UrlRefused(refusal) => refusal.rule(),
             Self::UrlTooLongForGet => "url_too_long_for_get",
             Self::PaymentMalformed(refusal) => refusal.rule(),
+            Self::SignInMalformed(refusal) => refusal.rule(),
             Self::PrecheckTakesNoPayment => "precheck_takes_no_payment",
             Self::NotFound => "not_found",
             Self::NotCovered => "not_covered",
@@ -176,7 +183,6 @@ impl ApiError {
             Self::PaymentAlreadyUsed => "payment_already_used",
             Self::PaymentIdentifierInvalid => "payment_identifier_invalid",
             Self::PaymentIdentifierConflict => "payment_identifier_conflict",
-            Self::PaymentIdentifierPending => "payment_identifier_pending",
             Self::PaymentInFlight => "payment_in_flight",
             Self::SettlementOutcomeUnknown => "settlement_outcome_unknown",
             Self::PaymentNotStarted => "payment_not_started",
@@ -199,14 +205,18 @@ impl ApiError {
             }
             Self::OpUnknown => "op must be \"check\" or \"memo\"",
             Self::CallerNotAWallet => "caller must be a base58 Solana wallet",
+            Self::CallerNotTheSigner => {
+                "caller names another wallet than the one that signed SIGN-IN-WITH-X; name the signing wallet, or leave caller out"
+            }
             Self::UrlMissing => {
                 "a paid request names the endpoint to check: a JSON body {\"url\": \"<endpoint>\"} or, with GET, the query ?url=<endpoint>; nothing was charged"
             }
             Self::UrlRefused(refusal) => refusal.message(),
             Self::UrlTooLongForGet => {
-                "with GET, this request's URL (path and query) is over 2,200 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
+                "with GET, this request's URL (path and query) is over 2,000 bytes: its paid retry would not fit an API gateway's request limit; send POST with the JSON body {\"url\": \"<endpoint>\"} instead; nothing was charged"
             }
             Self::PaymentMalformed(refusal) => refusal.message(),
+            Self::SignInMalformed(refusal) => refusal.message(),
             Self::PrecheckTakesNoPayment => {
                 "the free pre-check takes no payment; pay POST /check or POST /memo for a verdict; nothing was charged"
             }
@@ -220,10 +230,7 @@ impl ApiError {
                 "extensions.payment-identifier.info.id must be 16 to 128 characters of A-Z, a-z, 0-9, _ and -; this service did not verify or settle this payment"
             }
             Self::PaymentIdentifierConflict => {
-                "this payment identifier names a purchase of the other op or another URL, or one delivered as often as it may be; this service did not verify or settle this payment; a new purchase takes a new identifier"
-            }
-            Self::PaymentIdentifierPending => {
-                "the first payment sent with this payment identifier is not settled here yet, or its outcome is not known; this service did not settle this payment; retry the first payment in 30 seconds; do not pay again"
+                "this payment identifier was sent with another payment first; a payment identifier names one payment; this service did not verify or settle this payment; retry the first payment with its identifier, or make a new purchase with a new identifier"
             }
             Self::PaymentInFlight => {
                 "this payment is being processed by another request; retry this same payment in 30 seconds; do not pay again"
@@ -255,7 +262,6 @@ impl ApiError {
     pub fn retry_after(self) -> Option<&'static str> {
         match self {
             Self::PaymentInFlight
-            | Self::PaymentIdentifierPending
             | Self::SettlementOutcomeUnknown
             | Self::PaymentNotStarted
             | Self::StoreUnavailable => Some("30"),
@@ -275,6 +281,17 @@ pub enum Refusal {
     NotVerified(Option<FacilitatorReason>),
     /// The chain proves it never settled and never can.
     NotSettled,
+    /// The payment is known and may be public on chain: only a request signed by the wallet
+    /// that paid gets its verdict (the challenge offers no new payment).
+    SignInAsPayer,
+    /// A request signed in, with no payment, and the wallet has no settled purchase of this
+    /// op and URL to collect.
+    NothingToCollect,
+    /// A pre-check names a wallet without that wallet's signature (the challenge offers no
+    /// payment: sign in).
+    SignInAsCaller,
+    /// The sign-in proof is well formed but refused.
+    SignIn(SignInRefusal),
     /// The free pre-checks of this caller are less than 5,000 ms apart.
     FreeTooSoon,
     /// The free pre-checks of this caller's UTC day are used.
@@ -288,7 +305,14 @@ impl Refusal {
         all.extend(PaymentRefusal::ALL.into_iter().filter(|r| !r.is_malformed()).map(Self::Terms));
         all.push(Self::NotVerified(None));
         all.extend(FacilitatorReason::all().map(|reason| Self::NotVerified(Some(reason))));
-        all.extend([Self::NotSettled, Self::FreeTooSoon, Self::FreeDailyCapReached]);
+        all.extend([
+            Self::NotSettled,
+            Self::SignInAsPayer,
+            Self::NothingToCollect,
+            Self::SignInAsCaller,
+        ]);
+        all.extend(SignInRefusal::ALL.into_iter().filter(|r| !r.is_malformed()).map(Self::SignIn));
+        all.extend([Self::FreeTooSoon, Self::FreeDailyCapReached]);
         all
     }
 
@@ -300,6 +324,10 @@ impl Refusal {
             Self::NotVerified(None) => "payment_not_verified",
             Self::NotVerified(Some(reason)) => reason.code(),
             Self::NotSettled => "payment_not_settled",
+            Self::SignInAsPayer => "sign_in_as_payer",
+            Self::NothingToCollect => "sign_in_nothing_to_collect",
+            Self::SignInAsCaller => "sign_in_as_caller",
+            Self::SignIn(refusal) => refusal.rule(),
             Self::FreeTooSoon => "free_precheck_too_soon",
             Self::FreeDailyCapReached => "free_precheck_daily_cap",
         }
@@ -318,13 +346,29 @@ impl Refusal {
             Self::NotSettled => {
                 "this payment did not settle and its transaction can no longer land; nothing was charged; pay again with this challenge"
             }
+            Self::SignInAsPayer => {
+                "this payment is known here and its verdict goes only to the wallet that paid: repeat this request with a SIGN-IN-WITH-X proof from that wallet (sign-in-with-x, declared in this challenge); this challenge offers no new payment and none is needed"
+            }
+            Self::NothingToCollect => {
+                "the signed-in wallet has no settled purchase of this op and URL in the last 24 hours to receive again (a payment whose settlement outcome was unknown is collected by retrying that same payment); pay with this challenge for a verdict"
+            }
+            Self::SignInAsCaller => {
+                "a pre-check that names a wallet spends that wallet's free allowance: repeat it with a SIGN-IN-WITH-X proof from that wallet (sign-in-with-x, declared in this challenge), or leave caller out to use this source's allowance; nothing was spent"
+            }
+            Self::SignIn(refusal) => refusal.message(),
             Self::FreeTooSoon => {
-                "free pre-checks are at least 5,000 ms apart; wait, or pay this challenge at the route it names for a verdict"
+                "free pre-checks of one allowance are at least 5,000 ms apart; wait, or pay this challenge at the route it names for a verdict"
             }
             Self::FreeDailyCapReached => {
-                "the 100 free pre-checks of this UTC day are used; pay this challenge at the route it names for a verdict"
+                "the free pre-checks of this allowance for this UTC day are used (100 per signed-in wallet, 100 unsigned per source, 1,000 signed per source); pay this challenge at the route it names for a verdict"
             }
         }
+    }
+
+    /// True when the challenge answering this refusal offers a payment; false for the sign-in
+    /// challenges (`accepts` empty: sign in, do not pay).
+    pub fn offers_payment(self) -> bool {
+        !matches!(self, Self::SignInAsPayer | Self::SignInAsCaller)
     }
 
     /// The `error` text both legs of the 402 carry: `"<rule>: <message>"`.

@@ -164,9 +164,12 @@ async fn no_emf_line_carries_a_url_a_header_value_or_a_fetched_value() {
     assert!(status >= 400, "{object}");
     assert!(object[emf::RULE].is_string(), "a malformed payment names its rule: {object}");
 
-    // A free pre-check of the canary URL, then one out of policy.
+    // A free pre-check of the canary URL naming a wallet unsigned (the sign-in challenge),
+    // then an unsigned one, then one out of policy.
     let body = json!({"url": url, "caller": BUYER});
     let (status, object) = send(&service, request("/precheck", body, &[])).await;
+    assert_eq!((status, &object[emf::RULE]), (402, &json!("sign_in_as_caller")), "{object}");
+    let (status, object) = send(&service, request("/precheck", json!({"url": url}), &[])).await;
     assert_eq!(status, 200, "{object}");
     assert_eq!(object[emf::FREE_PRECHECKS], 1);
     let body = json!({"url": format!("ftp://{CANARY}:{CANARY}@{CANARY}.example/")});
@@ -196,7 +199,7 @@ async fn a_function_answers_only_its_own_routes_and_counts_the_rest_by_their_rou
         (&format!("/{CANARY}"), 404, "none", Some("not_covered")),
         ("/precheck", 200, "precheck", None),
     ] {
-        let body = json!({"url": "http://127.0.0.1:1/", "caller": BUYER});
+        let body = json!({"url": "http://127.0.0.1:1/"});
         let response = service.handle_served(&served, request(path, body, &[])).await;
         let lines = emf::take_captured();
         assert_eq!(lines.len(), 1, "one EMF line per request: {lines:?}");
@@ -232,7 +235,7 @@ async fn an_mcp_tool_call_is_counted_as_its_route() {
     assert_eq!(object[emf::HOUSE_VERDICTS], 1, "{object}");
     assert!(object[emf::STATE].is_string(), "{object}");
 
-    let arguments = json!({"url": url, "caller": BUYER});
+    let arguments = json!({"url": url});
     let (_, object) = send(&service, mcp_call("precheck", arguments, &[])).await;
     assert_eq!(
         (object[emf::ROUTE].clone(), object[emf::FREE_PRECHECKS].clone()),

@@ -114,8 +114,8 @@ async fn schema_version_is_recorded_and_a_newer_one_is_refused() {
     let connection = rusqlite::Connection::open(&path).expect("opens");
     let version: i64 =
         connection.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-    assert_eq!(version, 5);
-    connection.pragma_update(None, "user_version", 6).unwrap();
+    assert_eq!(version, 6);
+    connection.pragma_update(None, "user_version", 7).unwrap();
     assert!(matches!(SqliteStore::open(&path), Err(StoreError::Corrupt)), "a newer schema");
 }
 
@@ -142,6 +142,33 @@ async fn a_version_1_file_gains_the_day0_table_and_keeps_its_rows() {
     assert_eq!(store.days(&today, &today).await.unwrap()[0].counts.get("precheck"), Some(&1));
 }
 
+#[tokio::test]
+async fn a_version_5_file_gains_the_sign_in_tables_and_keeps_its_claims() {
+    let fixture = SqliteFixture::default();
+    let path = fixture.new_database();
+    let store = SqliteStore::open(&path).expect("creates the schema");
+    store.claim(&bare(payment_id(5), PaidOp::Check), T0).await.unwrap();
+    drop(store);
+    {
+        let connection = rusqlite::Connection::open(&path).expect("opens");
+        connection
+            .execute_batch(
+                "DROP TABLE purchases; DROP TABLE sign_in_nonces; PRAGMA user_version = 5;",
+            )
+            .unwrap();
+    }
+    let store = SqliteStore::open(&path).expect("migrates version 5");
+    assert!(store.claim_of(&payment_id(5)).await.unwrap().is_some(), "the claim is kept");
+    let nonce = payability_core::payment::siwx::issue_nonce(
+        &payability_core::payment::siwx::NonceKey::derive(&[5; 32]),
+        T0,
+        [5; 8],
+    );
+    let until = UtcMillis(T0.0 + 300_000);
+    assert_eq!(store.spend_nonce(&nonce, until, T0).await, Ok(NonceSpend::Spent));
+    assert_eq!(store.purchase_of(&PurchaseBinding([5; 32]), T0).await, Ok(None));
+}
+
 /// Takes a file back to the payments table of version 2 (no URL binding, no payer).
 const VERSION_3_COLUMNS_DROPPED: &str =
     "ALTER TABLE payments DROP COLUMN url_binding; ALTER TABLE payments DROP COLUMN payer_wallet;";
@@ -156,7 +183,8 @@ async fn a_version_2_file_keeps_its_claims_and_resumes_an_unbound_one_only_while
     for claimed in [&settled, &delivered] {
         store.claim(&bare(*claimed, PaidOp::Check), T0).await.unwrap();
         store.advance(claimed, &Transition::Settle).await.unwrap();
-        store.advance(claimed, &Transition::Settled(tx.clone())).await.unwrap();
+        let settled = Transition::Settled { tx: tx.clone(), purchase: None };
+        store.advance(claimed, &settled).await.unwrap();
     }
     store.advance(&delivered, &Transition::Deliver).await.unwrap();
     drop(store);
@@ -281,12 +309,13 @@ enum WriteCall {
     Advance,
     Resume,
     TryUse,
+    SpendNonce,
     Increment,
     PutRate,
 }
 
 impl WriteCall {
-    const ALL: [Self; 9] = [
+    const ALL: [Self; 10] = [
         Self::Append,
         Self::FillCad,
         Self::MarkRefunded,
@@ -294,6 +323,7 @@ impl WriteCall {
         Self::Advance,
         Self::Resume,
         Self::TryUse,
+        Self::SpendNonce,
         Self::Increment,
         Self::PutRate,
     ];
@@ -315,6 +345,11 @@ async fn write_call(store: &SqliteStore, call: WriteCall) -> Result<(), StoreErr
             store.resume(&Retry { id: claimed, op: PaidOp::Check, url: URL }, T0).await.map(drop)
         }
         WriteCall::TryUse => store.try_use(&caller, T0).await.map(drop),
+        WriteCall::SpendNonce => {
+            let key = payability_core::payment::siwx::NonceKey::derive(&[9; 32]);
+            let nonce = payability_core::payment::siwx::issue_nonce(&key, T0, [9; 8]);
+            store.spend_nonce(&nonce, UtcMillis(T0.0 + 300_000), T0).await.map(drop)
+        }
         WriteCall::Increment => store.increment(Counter::Precheck, T0).await,
         WriteCall::PutRate => store.put(&day("2026-11-28"), &rate()).await,
     }
@@ -346,7 +381,8 @@ async fn a_write_locked_database_answers_unavailable_in_bounded_time_and_writes_
         Ok(ClaimOutcome::Claimed)
     );
     assert_eq!(store.advance(&claimed, &Transition::Settle).await, Ok(AdvanceOutcome::Advanced));
-    let settled = Transition::Settled(Base58Id::parse(&"5".repeat(88)).unwrap());
+    let tx = Base58Id::parse(&"5".repeat(88)).unwrap();
+    let settled = Transition::Settled { tx, purchase: None };
     assert_eq!(store.advance(&claimed, &settled).await, Ok(AdvanceOutcome::Advanced));
     for _ in 0..MAX_RESUMES {
         let resumed = store

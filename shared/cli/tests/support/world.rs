@@ -326,6 +326,12 @@ impl World {
         self.buy(route, &["--replay-last", "--payment-file", file])
     }
 
+    /// Resends the payment saved in `file` to `route`, signed in as its payer (a
+    /// `SIGN-IN-WITH-X` proof made with the SDK's own functions from a fresh 402).
+    pub fn replay_signed(&self, route: &str, file: &str) -> Value {
+        self.buy(route, &["--replay-last", "--payment-file", file, "--sign-in"])
+    }
+
     /// What the facilitator fixture was asked (counters, modes, recent calls).
     pub fn fixture_calls(&self) -> Value {
         http_json("GET", &format!("{}/__fixture/calls", self.facilitator.url()), None)
@@ -353,6 +359,12 @@ impl World {
     pub fn landed(&self) -> Vec<Value> {
         let calls = http_json("GET", &format!("{}/__stub/calls", self.rpc.url()), None);
         calls["transactions"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// How often the stubbed chain was asked `method`.
+    pub fn rpc_calls(&self, method: &str) -> u64 {
+        let calls = http_json("GET", &format!("{}/__stub/calls", self.rpc.url()), None);
+        calls["counts"][method].as_u64().unwrap_or(0)
     }
 
     /// Makes every blockhash issued so far invalid: a transaction not landed never will.

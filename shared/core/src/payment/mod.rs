@@ -3,6 +3,7 @@
 
 pub mod memo;
 pub mod receipt;
+pub mod siwx;
 pub mod solana;
 pub mod transaction;
 pub mod x402;

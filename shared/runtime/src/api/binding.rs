@@ -1,24 +1,28 @@
-//! The claim's keys for the called URL and the `payment-identifier` id:
-//! `key = SHA-256(domain ‖ signing seed)`, one domain each, and a claim keeps
-//! `HMAC-SHA256(key, called URL)` ([`UrlBinding`]) and `HMAC-SHA256(key, id)`
-//! ([`IdentifierBinding`]), so a retry is recognised while the store never holds the URL or
+//! The claim's keys for the called URL, the `payment-identifier` id and the payer's purchase:
+//! `key = SHA-256(domain ‖ signing seed)`, one domain each, and the store keeps
+//! `HMAC-SHA256(key, called URL)` ([`UrlBinding`]), `HMAC-SHA256(key, id)`
+//! ([`IdentifierBinding`]) and `HMAC-SHA256(key, wallet ‖ 0 ‖ op ‖ 0 ‖ URL binding)`
+//! ([`PurchaseBinding`]), so a retry is recognised while the store never holds the URL or
 //! the id, nor a hash anyone without the seed could recompute from a guess.
 
 use hmac::{Hmac, Mac};
 use payability_core::policy::TargetUrl;
 use sha2::{Digest, Sha256};
 
-use crate::store::{IdentifierBinding, UrlBinding};
+use crate::store::{Base58Id, IdentifierBinding, PaidOp, PurchaseBinding, UrlBinding};
 
 /// Domain separation: these keys are never the memo key, each other, nor the seed itself.
 const BINDING_KEY_DOMAIN: &[u8] = b"payability-verdict/claim-url-binding/v1";
 /// The domain of the identifier key.
 const IDENTIFIER_KEY_DOMAIN: &[u8] = b"payability-verdict/payment-identifier/v1";
+/// The domain of the purchase key.
+const PURCHASE_KEY_DOMAIN: &[u8] = b"payability-verdict/purchase-binding/v1";
 
 /// The HMAC keys of claim bindings, derived from the signing seed.
 pub(in crate::api) struct BindingKey {
     url: [u8; 32],
     identifier: [u8; 32],
+    purchase: [u8; 32],
 }
 
 /// SHA-256 of a domain followed by the seed.
@@ -42,6 +46,7 @@ impl BindingKey {
         Self {
             url: derived(BINDING_KEY_DOMAIN, signing_seed),
             identifier: derived(IDENTIFIER_KEY_DOMAIN, signing_seed),
+            purchase: derived(PURCHASE_KEY_DOMAIN, signing_seed),
         }
     }
 
@@ -53,6 +58,17 @@ impl BindingKey {
     /// The binding of a `payment-identifier` id.
     pub(in crate::api) fn identifier(&self, id: &str) -> IdentifierBinding {
         IdentifierBinding(mac(&self.identifier, id.as_bytes()))
+    }
+
+    /// The binding of a payer's purchase of `op` for the called URL bound by `url`.
+    pub(in crate::api) fn purchase(
+        &self,
+        payer: &Base58Id,
+        op: PaidOp,
+        url: &UrlBinding,
+    ) -> PurchaseBinding {
+        let input = [payer.as_str().as_bytes(), &[0], op.as_str().as_bytes(), &[0], &url.0];
+        PurchaseBinding(mac(&self.purchase, &input.concat()))
     }
 }
 
@@ -80,5 +96,15 @@ mod tests {
         assert_eq!(key.identifier(id), key.identifier(id), "deterministic");
         assert_ne!(key.identifier(id).0, key.url(&url).0);
         assert_ne!(key.identifier(id).0, <[u8; 32]>::from(Sha256::digest(id)), "keyed");
+        let (payer, other_payer) =
+            (Base58Id::parse(&"3".repeat(44)).unwrap(), Base58Id::parse(&"4".repeat(44)).unwrap());
+        let bound = key.url(&url);
+        let purchase = key.purchase(&payer, PaidOp::Check, &bound);
+        assert_eq!(purchase, key.purchase(&payer, PaidOp::Check, &bound), "deterministic");
+        assert_ne!(purchase, key.purchase(&other_payer, PaidOp::Check, &bound), "per payer");
+        assert_ne!(purchase, key.purchase(&payer, PaidOp::Memo, &bound), "per op");
+        assert_ne!(purchase, key.purchase(&payer, PaidOp::Check, &key.url(&other)), "per URL");
+        assert_ne!(key.purchase, key.url, "a key per binding");
+        assert_ne!(key.purchase, key.identifier, "a key per binding");
     }
 }

@@ -14,6 +14,7 @@ mod purchase;
 mod reads;
 mod respond;
 mod service;
+mod sign_in;
 
 use std::net::IpAddr;
 use std::time::Instant;
@@ -48,7 +49,7 @@ pub const PAID_REQUEST_BUDGET_BYTES: usize = API_GATEWAY_REQUEST_QUOTA_BYTES - 1
 /// official clients' paid retry measures about 8,960 bytes, payment-identifier declared
 /// (`shared/cli/tests/gateway_quota.rs`);
 /// a longer one is refused free, `url_too_long_for_get` (use POST).
-pub const MAX_GET_RESOURCE_URL_BYTES: usize = 2_200;
+pub const MAX_GET_RESOURCE_URL_BYTES: usize = 2_000;
 
 /// One request, as any server hands it over.
 #[derive(Debug, Clone)]
@@ -251,7 +252,8 @@ fn head_as_get(request: &ApiRequest) -> Option<ApiRequest> {
 }
 
 /// Request headers a browser-based client may send (CORS).
-const CORS_ALLOW_HEADERS: &str = "content-type, authorization, payment-signature, x-payment";
+const CORS_ALLOW_HEADERS: &str =
+    "content-type, authorization, payment-signature, x-payment, sign-in-with-x";
 /// Response headers a browser-based client may read (CORS).
 const CORS_EXPOSE_HEADERS: &str =
     "payment-required, payment-response, x-payment-response, retry-after, allow";
@@ -313,6 +315,6 @@ mod tests {
     #[test]
     fn the_get_length_message_states_the_bound() {
         let bound = MAX_GET_RESOURCE_URL_BYTES;
-        assert_eq!(bound, 2_200, "the url_too_long_for_get message says 2,200 bytes");
+        assert_eq!(bound, 2_000, "the url_too_long_for_get message says 2,000 bytes");
     }
 }

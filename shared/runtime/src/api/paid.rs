@@ -5,6 +5,7 @@
 
 use http::StatusCode;
 use payability_core::op::PaidOp;
+use payability_core::payment::siwx::{SIGN_IN_WITH_X, decode_proof_header};
 use payability_core::payment::x402::{SettlementResponse, X402Version, decode_payment_header};
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use serde::Deserialize;
@@ -71,8 +72,9 @@ impl<S: Stores> Service<S> {
         }
     }
 
-    /// What the request asks to buy; refused free (400, 414, 503) before any payment is read:
-    /// a body of another shape, a URL out of policy, a called URL that cannot be formed.
+    /// What the request asks to buy, with the payment and the sign-in proof it carries;
+    /// refused free (400, 414, 503) before any payment is read: a body of another shape, a URL
+    /// out of policy, a called URL that cannot be formed.
     fn purchase_request(
         &self,
         op: PaidOp,
@@ -88,12 +90,15 @@ impl<S: Stores> Service<S> {
             let raw = request.headers.get(version.payment_header())?;
             Some(decode_payment_header(version, raw.as_bytes()))
         });
+        let proof =
+            request.headers.get(SIGN_IN_WITH_X).map(|raw| decode_proof_header(raw.as_bytes()));
         Ok(PurchaseRequest {
             op,
             target,
             resource_url,
             call: CallStyle::of(&request.method),
             payment,
+            proof,
             house: self.is_house(&request.headers),
             base_url: self.base_url(request)?.to_owned(),
         })

@@ -1,12 +1,18 @@
 //! `POST /precheck`: the free, metered URL-policy verdict. It never fetches and returns no
 //! state and no factor: whether the URL is in policy (or the refusal naming the violation),
-//! signed, with the disclosure, honesty and retention lines.
+//! signed, with the disclosure, honesty and retention lines. An unsigned pre-check spends its
+//! source's allowance; one signed by a wallet (x402 sign-in-with-x) spends that wallet's,
+//! and a pre-check that names a wallet without its signature spends nothing and is asked to
+//! sign in.
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use http::StatusCode;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
+use payability_core::payment::siwx::{
+    SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
+};
 use payability_core::payment::x402::X402Version;
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
@@ -15,10 +21,12 @@ use serde_json::{Value, json};
 use super::ApiRequest;
 use super::discovery::CallStyle;
 use super::paid::{fields_of, http_answer};
-use super::respond::{ApiResponse, error, json_response};
+use super::respond::{ApiResponse, error, json_response, json_response_bytes};
 use super::service::{Offer, Service, Stores};
+use super::sign_in::SignInFailure;
 use crate::rules::{ApiError, Refusal};
 use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
+use payability_core::challenge::OwnChallenge;
 
 /// The body of a pre-check.
 #[derive(Deserialize)]
@@ -52,11 +60,26 @@ pub(super) enum PrecheckStop {
     /// The caller's free allowance is spent (`refusal` says how): the op asked about is
     /// offered for pay instead.
     Exhausted { op: PaidOp, refusal: Refusal },
+    /// The pre-check must be signed (again) by a wallet: the sign-in challenge of the route,
+    /// carrying `refusal`'s rule (no payment offered).
+    SignIn { refusal: Refusal },
+}
+
+/// What the sign-in challenge of the pre-check route describes.
+const SIGN_IN_DESCRIPTION: &str =
+    "The free URL-policy pre-check, signed by the wallet whose allowance it spends";
+
+/// The stop for a refused proof: 400 for a malformed one, else a fresh sign-in challenge.
+fn refused(refusal: SignInRefusal) -> PrecheckStop {
+    match refusal.is_malformed() {
+        true => PrecheckStop::Error(ApiError::SignInMalformed(refusal)),
+        false => PrecheckStop::SignIn { refusal: Refusal::SignIn(refusal) },
+    }
 }
 
 impl<S: Stores> Service<S> {
-    /// `POST /precheck`: the signed answer, a closed-form error, or (allowance spent) the
-    /// paid op's 402, offered as a POST like the pre-check itself.
+    /// `POST /precheck`: the signed answer, a closed-form error, (allowance spent) the paid
+    /// op's 402, offered as a POST like the pre-check itself, or the sign-in challenge.
     pub(super) async fn precheck(&self, request: &ApiRequest) -> ApiResponse {
         if X402Version::ALL.iter().any(|v| request.headers.contains_key(v.payment_header())) {
             return error(ApiError::PrecheckTakesNoPayment);
@@ -65,9 +88,21 @@ impl<S: Stores> Service<S> {
             Ok(body) => body,
             Err(_) => return error(ApiError::BodyNotJson),
         };
-        match self.precheck_answer(body, request.source_ip).await {
+        let proof =
+            request.headers.get(SIGN_IN_WITH_X).map(|raw| decode_proof_header(raw.as_bytes()));
+        match self.precheck_answer(body, proof, request).await {
             Ok(answer) => json_response(StatusCode::OK, &answer),
             Err(PrecheckStop::Error(refused)) => error(refused),
+            Err(PrecheckStop::SignIn { refusal }) => {
+                match self.precheck_sign_in(refusal, request) {
+                    Ok(challenge) => {
+                        json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.body)
+                            .with_header("payment-required", &challenge.payment_required)
+                            .with_rule(refusal.rule())
+                    }
+                    Err(response) => response,
+                }
+            }
             Err(PrecheckStop::Exhausted { op, refusal }) => {
                 let resource_url = match self.route_url(op, request) {
                     Ok(url) => url,
@@ -91,12 +126,29 @@ impl<S: Stores> Service<S> {
         }
     }
 
-    /// The signed pre-check of `body` (`{url, caller?, op?}`, from any transport) for a
-    /// caller at `source`, spending its free allowance.
+    /// The sign-in challenge of the pre-check route (this request's public URL), carrying
+    /// `refusal`'s rule.
+    pub(super) fn precheck_sign_in(
+        &self,
+        refusal: Refusal,
+        request: &ApiRequest,
+    ) -> Result<OwnChallenge, ApiResponse> {
+        let resource_url = self.request_url(request)?;
+        let sign_in = self.sign_in_declaration(&resource_url);
+        let error = refusal.error_text();
+        Ok(self.sign_in_only(&resource_url, SIGN_IN_DESCRIPTION, &error, sign_in))
+    }
+
+    /// The signed pre-check of `body` (`{url, caller?, op?}`, from any transport) with the
+    /// sign-in proof the request carries, spending the allowance it may spend: a signed
+    /// pre-check the signing wallet's (its nonce spent first), then its source's signed
+    /// pre-checks; an unsigned one its source's; one that names a wallet unsigned, nothing
+    /// (the sign-in challenge).
     pub(super) async fn precheck_answer(
         &self,
         body: Value,
-        source: Option<IpAddr>,
+        proof: Option<Result<SignInProof, SignInRefusal>>,
+        request: &ApiRequest,
     ) -> Result<Value, PrecheckStop> {
         let body: PrecheckBody = fields_of(body).map_err(PrecheckStop::Error)?;
         let route = match body.op.as_deref().map(PaidOp::parse) {
@@ -104,18 +156,39 @@ impl<S: Stores> Service<S> {
             Some(Some(op)) => op,
             Some(None) => return Err(PrecheckStop::Error(ApiError::OpUnknown)),
         };
-        // Every pre-check spends its source's allowance; one that names a wallet also spends
-        // the wallet's. A request whose source is unknown counts against 0.0.0.0 (shared).
-        let wallet = match body.caller.as_deref() {
+        let named = match body.caller.as_deref() {
             Some(wallet) => match Base58Id::parse(wallet) {
                 Some(wallet) => Some(wallet),
                 None => return Err(PrecheckStop::Error(ApiError::CallerNotAWallet)),
             },
             None => None,
         };
-        let caller =
-            FreeCaller { source: source.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)), wallet };
+        // A request whose source is unknown counts against 0.0.0.0 (shared).
+        let source = request.source_ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
         let now = (self.clock)();
+        let caller = match proof {
+            None if named.is_some() => {
+                return Err(PrecheckStop::SignIn { refusal: Refusal::SignInAsCaller });
+            }
+            None => FreeCaller::unsigned(source),
+            Some(proof) => {
+                let resource_url = self
+                    .request_url(request)
+                    .map_err(|_| PrecheckStop::Error(ApiError::BaseUrlUnknown))?;
+                let proven = self.verified(&resource_url, proof).map_err(refused)?;
+                if named.is_some_and(|named| named != proven.wallet) {
+                    return Err(PrecheckStop::Error(ApiError::CallerNotTheSigner));
+                }
+                match self.spend_nonce(&proven, now).await {
+                    Ok(()) => {}
+                    Err(SignInFailure::Refused(refusal)) => return Err(refused(refusal)),
+                    Err(SignInFailure::StoreUnavailable) => {
+                        return Err(PrecheckStop::Error(ApiError::StoreUnavailable));
+                    }
+                }
+                FreeCaller::signed(proven.wallet, source)
+            }
+        };
         match self.store.try_use_both(&caller, now).await {
             Ok(FreeTierDecision::Allowed { .. }) => self.count(Counter::Precheck).await,
             Ok(refused) => {

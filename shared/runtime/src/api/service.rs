@@ -4,10 +4,13 @@
 use std::time::Duration;
 
 use payability_core::challenge::{
-    ChallengeNotes, ChallengeTerms, OwnChallenge, own_challenge_with,
+    ChallengeNotes, ChallengeTerms, OwnChallenge, own_challenge_with, sign_in_challenge,
 };
 use payability_core::op::PaidOp;
 use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, issue_memo};
+use payability_core::payment::siwx::{
+    NonceKey, SIGN_IN_WITH_X, SignInScope, declaration, issue_nonce, nonce::NONCE_RANDOM_BYTES,
+};
 use payability_core::payment::solana::{Base58Id, associated_token_account};
 use payability_core::report::UtcMillis;
 use payability_core::signing::ReportSigner;
@@ -22,13 +25,13 @@ use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
 use crate::routes::TOLL_PREFIX;
-use crate::rules::ApiError;
-use crate::store::{FreeTier, Ledger, Metrics, PaymentClaims, RateCache};
+use crate::rules::{ApiError, Refusal};
+use crate::store::{FreeTier, Ledger, Metrics, PaymentClaims, ProofNonces, RateCache};
 
 /// Every store capability the HTTP service uses.
-pub trait Stores: Ledger + PaymentClaims + FreeTier + Metrics + RateCache {}
+pub trait Stores: Ledger + PaymentClaims + FreeTier + Metrics + ProofNonces + RateCache {}
 
-impl<T: Ledger + PaymentClaims + FreeTier + Metrics + RateCache> Stores for T {}
+impl<T: Ledger + PaymentClaims + FreeTier + Metrics + ProofNonces + RateCache> Stores for T {}
 
 /// How long the Solana fee lookup may run (alongside the fetch; it holds the answer at most
 /// [`crate::budget::SIDE_LOOKUP_GRACE`] beyond it) before the ledger records it as pending.
@@ -78,6 +81,8 @@ pub struct Service<S> {
     pub(super) config: ServiceConfig,
     pub(super) signer: ReportSigner,
     pub(super) memo_key: MemoKey,
+    /// Tags the nonces of our sign-in challenges.
+    pub(super) nonce_key: NonceKey,
     /// Keys the called-URL binding a payment claim keeps.
     pub(super) binding_key: super::binding::BindingKey,
     pub(super) fetcher: Fetcher,
@@ -123,6 +128,7 @@ impl<S: Stores> Service<S> {
         Ok(Self {
             signer,
             memo_key: MemoKey::derive(signing_seed),
+            nonce_key: NonceKey::derive(signing_seed),
             binding_key: super::binding::BindingKey::derive(signing_seed),
             fetcher,
             facilitator,
@@ -199,12 +205,19 @@ impl<S: Stores> Service<S> {
         }
     }
 
-    /// Our challenge for an offer with a fresh, tagged, expiring memo, carrying `error`
-    /// (`"<rule>: <message>"`) in both legs and the route's discovery description (the
-    /// bazaar extension in the v2 header, `outputSchema` in the v1 body) for the method of
-    /// the request being answered, and the `payment-identifier` declaration (v2 header only:
-    /// v1 has no `extensions`).
-    pub(super) fn challenge(&self, offer: &Offer<'_>, error: &str) -> OwnChallenge {
+    /// Our challenge for an offer answering `refusal` (`"<rule>: <message>"` in both legs):
+    /// the payment offered with a fresh, tagged, expiring memo, the route's discovery
+    /// description (the bazaar extension in the v2 header, `outputSchema` in the v1 body) for
+    /// the method of the request being answered, the `payment-identifier` declaration (v2
+    /// header only: v1 has no `extensions`) and a fresh sign-in challenge; or, when the
+    /// refusal offers no payment, the sign-in challenge alone.
+    pub(super) fn challenge(&self, offer: &Offer<'_>, refusal: Refusal) -> OwnChallenge {
+        let error = refusal.error_text();
+        let sign_in = self.sign_in_declaration(offer.resource_url);
+        if !refusal.offers_payment() {
+            let description = self.terms(offer, "").description;
+            return self.sign_in_only(offer.resource_url, description, &error, sign_in);
+        }
         let now = (self.clock)();
         let mut nonce = [0u8; 12];
         getrandom::fill(&mut nonce).expect("the system random source works");
@@ -213,12 +226,42 @@ impl<S: Stores> Service<S> {
         let described = discovery::description(offer.route, offer.call);
         let mut extensions = described.extensions.clone();
         extensions[discovery::PAYMENT_IDENTIFIER] = discovery::payment_identifier_declaration();
+        if let Some(sign_in) = sign_in {
+            extensions[SIGN_IN_WITH_X] = sign_in;
+        }
         let notes = ChallengeNotes {
-            error,
+            error: &error,
             extensions: Some(&extensions),
             output_schema: Some(&described.output_schema),
         };
         own_challenge_with(&self.terms(offer, &memo), &notes)
+    }
+
+    /// A sign-in challenge for `resource_url` carrying `error`: no payment offered, the
+    /// `sign-in-with-x` declaration (when one could be made) its only extension.
+    pub(super) fn sign_in_only(
+        &self,
+        resource_url: &str,
+        description: &str,
+        error: &str,
+        sign_in: Option<serde_json::Value>,
+    ) -> OwnChallenge {
+        let mut extensions = serde_json::json!({});
+        if let Some(sign_in) = sign_in {
+            extensions[SIGN_IN_WITH_X] = sign_in;
+        }
+        sign_in_challenge(resource_url, description, error, &extensions)
+    }
+
+    /// A fresh sign-in challenge (`extensions["sign-in-with-x"]`) for requests to
+    /// `resource_url`: its domain and route, a nonce tagged with this instant. None for a URL
+    /// without a host or a clock outside the years a timestamp can carry.
+    pub(super) fn sign_in_declaration(&self, resource_url: &str) -> Option<serde_json::Value> {
+        let scope = SignInScope::of(resource_url)?;
+        let now = (self.clock)();
+        let mut random = [0u8; NONCE_RANDOM_BYTES];
+        getrandom::fill(&mut random).expect("the system random source works");
+        declaration(&scope, &issue_nonce(&self.nonce_key, now, random), now)
     }
 
     /// The terms of our challenge for an offer.

@@ -1,4 +1,5 @@
-//! Payment claims: ids, bindings, markers, transitions, resumes and the early-fetch lease.
+//! Payment claims: ids, bindings, markers, transitions, resumes, the early-fetch lease and
+//! each payer's latest settled purchase of an op and URL (what a signed-in payer collects).
 
 use std::future::Future;
 
@@ -58,8 +59,18 @@ pub trait PaymentClaims: Send + Sync {
         id: &PaymentId,
     ) -> impl Future<Output = Result<Option<StoredClaim>, StoreError>> + Send;
 
+    /// The payment of a payer's latest settled purchase of an op and called URL (recorded by
+    /// [`Transition::Settled`]), while its mapping is younger than [`CLAIM_TTL_MS`] (a
+    /// strongly consistent read).
+    fn purchase_of(
+        &self,
+        purchase: &PurchaseBinding,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<Option<PaymentId>, StoreError>> + Send;
+
     /// Moves a claim's marker (conditional on [`Transition::from`]), recording the
-    /// settlement transaction when the move carries one.
+    /// settlement transaction when the move carries one, and with it (one atomic write) the
+    /// payer's purchase mapping when it carries that.
     fn advance(
         &self,
         id: &PaymentId,
@@ -136,6 +147,36 @@ impl std::fmt::Debug for IdentifierBinding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("IdentifierBinding(..)")
     }
+}
+
+/// A payer's purchase of an op and a called URL as the store knows it: HMAC-SHA256 of the
+/// wallet, the op and the URL's binding under a key only the service holds. It keys the
+/// mapping to the latest settled payment of that purchase, which a request signed by the
+/// wallet collects again.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PurchaseBinding(pub [u8; 32]);
+
+impl PurchaseBinding {
+    /// The key of its mapping item: `purchase:hmac-sha256:<64 hex digits>`.
+    pub fn key(&self) -> String {
+        format!("purchase:hmac-sha256:{}", hex32(&self.0))
+    }
+}
+
+impl std::fmt::Debug for PurchaseBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PurchaseBinding(..)")
+    }
+}
+
+/// A payer's purchase as a settlement records it: its binding, and when it settled (the
+/// mapping lives [`CLAIM_TTL_MS`] from then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettledPurchase {
+    /// The payer's purchase of the op and URL.
+    pub binding: PurchaseBinding,
+    /// When it settled.
+    pub at: UtcMillis,
 }
 
 /// A payer's early-fetch lease as one payment asks for it.
@@ -248,8 +289,14 @@ impl ClaimMarker {
 pub enum Transition {
     /// verified -> settling: this request is about to call `/settle`.
     Settle,
-    /// settling -> settled, recording the settlement transaction.
-    Settled(Base58Id),
+    /// settling -> settled, recording the settlement transaction and, when the payer is
+    /// known, mapping the payer's purchase to this payment.
+    Settled {
+        /// The settlement transaction.
+        tx: Base58Id,
+        /// The payer's purchase of this op and URL, when the facilitator named the payer.
+        purchase: Option<SettledPurchase>,
+    },
     /// settling -> not_settled: the chain proves the payment can never land.
     NeverSettled,
     /// settled -> delivered: the verdict is being answered.
@@ -261,7 +308,7 @@ impl Transition {
     pub fn from(&self) -> ClaimMarker {
         match self {
             Self::Settle => ClaimMarker::Verified,
-            Self::Settled(_) | Self::NeverSettled => ClaimMarker::Settling,
+            Self::Settled { .. } | Self::NeverSettled => ClaimMarker::Settling,
             Self::Deliver => ClaimMarker::Settled,
         }
     }
@@ -270,7 +317,7 @@ impl Transition {
     pub fn to(&self) -> ClaimMarker {
         match self {
             Self::Settle => ClaimMarker::Settling,
-            Self::Settled(_) => ClaimMarker::Settled,
+            Self::Settled { .. } => ClaimMarker::Settled,
             Self::NeverSettled => ClaimMarker::NotSettled,
             Self::Deliver => ClaimMarker::Delivered,
         }
@@ -279,7 +326,15 @@ impl Transition {
     /// The settlement transaction this move records, if any.
     pub fn tx(&self) -> Option<&Base58Id> {
         match self {
-            Self::Settled(tx) => Some(tx),
+            Self::Settled { tx, .. } => Some(tx),
+            _ => None,
+        }
+    }
+
+    /// The purchase mapping this move records, if any.
+    pub fn purchase(&self) -> Option<&SettledPurchase> {
+        match self {
+            Self::Settled { purchase, .. } => purchase.as_ref(),
             _ => None,
         }
     }

@@ -1,20 +1,24 @@
-//! The free pre-check allowance: its limits, counters per wallet and source, and decisions.
+//! The free pre-check allowance: its limits, counters per proven wallet and per source, and
+//! decisions. A wallet's allowance is spent only by a pre-check its wallet signed (x402
+//! sign-in-with-x); an unsigned pre-check spends its source's.
 
 use std::future::Future;
 use std::net::IpAddr;
 
 use super::common::{Base58Id, StoreError, UtcDay, UtcMillis};
 
-/// Pre-checks a caller wallet may use per UTC day (the specification's allowance).
+/// Pre-checks a proven wallet may use per UTC day (the specification's allowance).
 pub const FREE_PER_DAY: u32 = 100;
-/// Least time between two pre-checks of one caller wallet, in milliseconds.
+/// Least time between two pre-checks of one proven wallet, in milliseconds.
 pub const FREE_MIN_INTERVAL_MS: i64 = 5_000;
-/// Pre-checks one source (an IPv4 address, or an IPv6 /64) may use per UTC day, whatever
-/// wallets its requests name: the spec's per-wallet allowance, so one honest caller on one
-/// source gets all of it and no source gets more by rotating wallet strings.
+/// Unsigned pre-checks one source (an IPv4 address, or an IPv6 /64) may use per UTC day:
+/// the spec's per-wallet allowance, so one honest caller on one source gets all of it.
 pub const FREE_PER_SOURCE_PER_DAY: u32 = 100;
-/// Least time between two pre-checks of one source, in milliseconds.
+/// Least time between two unsigned pre-checks of one source, in milliseconds.
 pub const FREE_SOURCE_MIN_INTERVAL_MS: i64 = 5_000;
+/// Signed pre-checks one source may use per UTC day, whatever wallets sign them (new
+/// wallets cost nothing to make): ten wallets' allowances, no interval of its own.
+pub const FREE_SIGNED_PER_SOURCE_PER_DAY: u32 = 1_000;
 /// How long a free-tier counter lives after its day, in milliseconds (48 h).
 pub const FREE_TIER_TTL_MS: i64 = 48 * 60 * 60 * 1000;
 
@@ -28,12 +32,12 @@ pub trait FreeTier: Send + Sync {
         now: UtcMillis,
     ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
 
-    /// Uses one pre-check of the source's allowance and, when the request names a wallet,
-    /// of the wallet's: both must allow. The source is spent first, so a source that is
-    /// refused never touches the wallet it names; when the wallet refuses, the source's use
-    /// is given back (a conditional write: only while that use is still its latest), so a
-    /// refusal by either spends neither. The refusal reported is the source's, else the
-    /// wallet's; `Allowed.used` is the source's count.
+    /// Uses one pre-check of the caller's first counter and, when it has one, of its second:
+    /// both must allow. The first is spent first; when the second refuses, the first's use is
+    /// given back (a conditional write: only while that use is still its latest, which the
+    /// first counter's interval makes ours), so a refusal by either spends neither. The
+    /// refusal reported is the first's, else the second's; `Allowed.used` is the first's
+    /// count.
     fn try_use_both(
         &self,
         caller: &FreeCaller,
@@ -41,28 +45,35 @@ pub trait FreeTier: Send + Sync {
     ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
 }
 
-/// One free-tier allowance (a counter item): a wallet's, or a source's.
+/// One free-tier allowance (a counter item): a proven wallet's, or a source's (its unsigned
+/// pre-checks, or its signed ones). A source is the request's address (API Gateway's
+/// `sourceIp`, the peer address under `serve`); an IPv6 source counts as its /64 (one
+/// subscriber's usual allocation, so rotating addresses inside it gains nothing), an
+/// IPv4-mapped IPv6 address as its IPv4.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallerKey {
-    /// The wallet a request names.
+    /// A wallet that signed the pre-check.
     Wallet(Base58Id),
-    /// The request's source address (API Gateway's `sourceIp`, the peer address under
-    /// `serve`). An IPv6 source counts as its /64 (one subscriber's usual allocation, so
-    /// rotating addresses inside it gains nothing); an IPv4-mapped IPv6 address as its IPv4.
+    /// The unsigned pre-checks of a source.
     SourceIp(IpAddr),
+    /// The signed pre-checks of a source, whichever wallets signed them.
+    SignedSourceIp(IpAddr),
 }
 
 impl CallerKey {
     /// The counter key for the UTC day of `now`: `free:wallet:<wallet>:<day>`,
-    /// `free:ip:<ipv4>:<day>` or `free:ip:<ipv6 /64 network>/64:<day>`.
+    /// `free:ip:<source>:<day>` or `free:signed-ip:<source>:<day>`, a source written as its
+    /// IPv4 address or as `<ipv6 /64 network>/64`.
     pub fn key_on(&self, now: UtcMillis) -> Result<String, StoreError> {
         let day = UtcDay::of(now).ok_or(StoreError::Corrupt)?;
+        let source = |ip: &IpAddr| match source_network(*ip) {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => format!("{v6}/64"),
+        };
         Ok(match self {
             Self::Wallet(w) => format!("free:wallet:{}:{}", w.as_str(), day.as_str()),
-            Self::SourceIp(ip) => match source_network(*ip) {
-                IpAddr::V4(v4) => format!("free:ip:{v4}:{}", day.as_str()),
-                IpAddr::V6(v6) => format!("free:ip:{v6}/64:{}", day.as_str()),
-            },
+            Self::SourceIp(ip) => format!("free:ip:{}:{}", source(ip), day.as_str()),
+            Self::SignedSourceIp(ip) => format!("free:signed-ip:{}:{}", source(ip), day.as_str()),
         })
     }
 
@@ -71,6 +82,7 @@ impl CallerKey {
         match self {
             Self::Wallet(_) => (FREE_PER_DAY, FREE_MIN_INTERVAL_MS),
             Self::SourceIp(_) => (FREE_PER_SOURCE_PER_DAY, FREE_SOURCE_MIN_INTERVAL_MS),
+            Self::SignedSourceIp(_) => (FREE_SIGNED_PER_SOURCE_PER_DAY, 0),
         }
     }
 }
@@ -89,25 +101,26 @@ fn source_network(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// Everything one free pre-check spends: its source's allowance always, and the allowance
-/// of the wallet it names, if any. Both must allow; a refusal by either spends neither.
+/// Everything one free pre-check spends, in order: an unsigned one its source's allowance; a
+/// signed one its wallet's, then its source's signed pre-checks. Both must allow; a refusal
+/// by either spends neither.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FreeCaller {
-    /// The request's source address.
-    pub source: IpAddr,
-    /// The wallet the request names (`caller`), if any.
-    pub wallet: Option<Base58Id>,
+    /// The counter spent first (it has an interval, so its latest use is this one's).
+    pub first: CallerKey,
+    /// The counter spent second, if any.
+    pub then: Option<CallerKey>,
 }
 
 impl FreeCaller {
-    /// The source's counter.
-    pub fn source_key(&self) -> CallerKey {
-        CallerKey::SourceIp(self.source)
+    /// An unsigned pre-check from `source`.
+    pub fn unsigned(source: IpAddr) -> Self {
+        Self { first: CallerKey::SourceIp(source), then: None }
     }
 
-    /// The named wallet's counter, if any.
-    pub fn wallet_key(&self) -> Option<CallerKey> {
-        self.wallet.clone().map(CallerKey::Wallet)
+    /// A pre-check `wallet` signed, from `source`.
+    pub fn signed(wallet: Base58Id, source: IpAddr) -> Self {
+        Self { first: CallerKey::Wallet(wallet), then: Some(CallerKey::SignedSourceIp(source)) }
     }
 }
 
@@ -115,13 +128,13 @@ impl FreeCaller {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FreeTierDecision {
     /// Allowed; this is the caller's `used`-th pre-check today (for a [`FreeCaller`]: its
-    /// source's count).
+    /// first counter's).
     Allowed {
         /// Pre-checks used today, this one included.
         used: u32,
     },
     /// The last pre-check was less than the allowance's interval (5,000 ms) ago.
     TooSoon,
-    /// All of today's pre-checks (100) are used.
+    /// All of today's pre-checks of the allowance are used.
     DailyCapReached,
 }

@@ -21,6 +21,8 @@ use rusqlite::{
     params_from_iter,
 };
 
+use payability_core::payment::siwx::ProofNonce;
+
 use super::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use super::*;
 
@@ -29,8 +31,18 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema this code writes, kept in SQLite's `user_version` so a later one can migrate.
 /// Version 2 added the `day0` table to version 1; version 3 the claim's URL binding and payer;
-/// version 4 the `payment_identifiers` table; version 5 the `early_fetch` table.
-const SCHEMA_VERSION: i64 = 5;
+/// version 4 the `payment_identifiers` table; version 5 the `early_fetch` table; version 6
+/// the `purchases` and `sign_in_nonces` tables.
+const SCHEMA_VERSION: i64 = 6;
+
+/// What version 6 adds to version 5: each payer's latest settled purchase of an op and URL
+/// (its binding, mapped to the claim key), and the spent sign-in nonces.
+const SIGN_IN_TABLES: &str = "CREATE TABLE IF NOT EXISTS purchases (
+     pk TEXT PRIMARY KEY NOT NULL, payment_pk TEXT NOT NULL, settled_at_ms INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+     CREATE TABLE IF NOT EXISTS sign_in_nonces (
+     pk TEXT PRIMARY KEY NOT NULL, spent_until_ms INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
 
 /// What version 5 adds to version 4: each payer's early-fetch lease.
 const EARLY_FETCH_TABLE: &str = "CREATE TABLE IF NOT EXISTS early_fetch (
@@ -229,7 +241,7 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
     match version {
-        0..=4 => {
+        0..=5 => {
             if version == 0 {
                 transaction.execute_batch(&SQL.schema)?;
             }
@@ -242,7 +254,10 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
             if version <= 3 {
                 transaction.execute_batch(IDENTIFIERS_TABLE)?;
             }
-            transaction.execute_batch(EARLY_FETCH_TABLE)?;
+            if version <= 4 {
+                transaction.execute_batch(EARLY_FETCH_TABLE)?;
+            }
+            transaction.execute_batch(SIGN_IN_TABLES)?;
             transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         SCHEMA_VERSION => {}
@@ -557,6 +572,26 @@ impl PaymentClaims for SqliteStore {
         payment.map(|key| PaymentId::parse_key(&key).ok_or(StoreError::Corrupt)).transpose()
     }
 
+    async fn purchase_of(
+        &self,
+        purchase: &PurchaseBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let key = purchase.key();
+        let expired_before = now.0.saturating_sub(CLAIM_TTL_MS);
+        let payment: Option<String> = self
+            .with_connection(move |connection| {
+                Ok(connection
+                    .prepare_cached(
+                        "SELECT payment_pk FROM purchases WHERE pk = ?1 AND settled_at_ms > ?2",
+                    )?
+                    .query_row(params![key, expired_before], |row| row.get(0))
+                    .optional()?)
+            })
+            .await?;
+        payment.map(|key| PaymentId::parse_key(&key).ok_or(StoreError::Corrupt)).transpose()
+    }
+
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
         type Row = (String, String, i64, i64, Option<String>, Option<String>, Option<String>);
         let key = id.key();
@@ -603,6 +638,7 @@ impl PaymentClaims for SqliteStore {
         let key = id.key();
         let (from, to) = (transition.from().as_str(), transition.to().as_str());
         let tx = transition.tx().map(|tx| tx.as_str().to_owned());
+        let purchase = transition.purchase().map(|purchase| (purchase.binding.key(), purchase.at));
         self.in_write_transaction(move |transaction| {
             let moved = transaction
                 .prepare_cached(
@@ -610,7 +646,21 @@ impl PaymentClaims for SqliteStore {
                      WHERE pk = ?1 AND marker = ?2",
                 )?
                 .execute(params![key, from, to, tx])?;
-            Ok(if moved == 1 { AdvanceOutcome::Advanced } else { AdvanceOutcome::NotAtMarker })
+            if moved != 1 {
+                return Ok(AdvanceOutcome::NotAtMarker);
+            }
+            if let Some((purchase, at)) = &purchase {
+                let expires_at = epoch_seconds(at.0.saturating_add(CLAIM_TTL_MS));
+                transaction
+                    .prepare_cached(
+                        "INSERT INTO purchases (pk, payment_pk, settled_at_ms, expires_at)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pk) DO UPDATE SET
+                         payment_pk = excluded.payment_pk, settled_at_ms = excluded.settled_at_ms,
+                         expires_at = excluded.expires_at",
+                    )?
+                    .execute(params![purchase, key, at.0, expires_at])?;
+            }
+            Ok(AdvanceOutcome::Advanced)
         })
         .await
     }
@@ -681,8 +731,8 @@ impl FreeTier for SqliteStore {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let counters = std::iter::once(caller.source_key())
-            .chain(caller.wallet_key())
+        let counters = std::iter::once(caller.first.clone())
+            .chain(caller.then.clone())
             .map(|counter| Ok((counter.key_on(now)?, counter)))
             .collect::<Result<Vec<(String, CallerKey)>, StoreError>>()?;
         self.in_write_transaction(move |transaction| {
@@ -697,6 +747,28 @@ impl FreeTier for SqliteStore {
                 free_tier_spend(transaction, key, *used, now)?;
             }
             Ok(FreeTierDecision::Allowed { used: spends[0].1 })
+        })
+        .await
+    }
+}
+
+impl ProofNonces for SqliteStore {
+    async fn spend_nonce(
+        &self,
+        nonce: &ProofNonce,
+        until: UtcMillis,
+        now: UtcMillis,
+    ) -> Result<NonceSpend, StoreError> {
+        let key = nonce_key(nonce);
+        self.in_write_transaction(move |transaction| {
+            let spent = transaction
+                .prepare_cached(
+                    "INSERT INTO sign_in_nonces (pk, spent_until_ms, expires_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (pk) DO UPDATE SET spent_until_ms = excluded.spent_until_ms,
+                     expires_at = excluded.expires_at WHERE sign_in_nonces.spent_until_ms < ?4",
+                )?
+                .execute(params![key, until.0, epoch_seconds(until.0), now.0])?;
+            Ok(if spent == 1 { NonceSpend::Spent } else { NonceSpend::AlreadySpent })
         })
         .await
     }

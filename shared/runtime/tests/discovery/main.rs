@@ -30,6 +30,9 @@ mod pausing_store;
 #[path = "../paid_flow/payment.rs"]
 #[allow(dead_code, reason = "the paid flow's harness, shared; this binary uses part of it")]
 mod payment;
+#[path = "../paid_flow/sign_in.rs"]
+#[allow(dead_code, reason = "the paid flow's harness, shared; this binary uses part of it")]
+mod sign_in;
 #[path = "../paid_flow/target.rs"]
 #[allow(dead_code, reason = "the paid flow's harness, shared; this binary uses part of it")]
 mod target;

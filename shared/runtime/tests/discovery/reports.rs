@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 
 use crate::requests::{FEE_PAYER, Seller};
 use crate::schema::{assert_valid, declared};
-use crate::world::{OPERATOR_WALLET, World};
+use crate::sign_in;
+use crate::world::World;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json");
 
@@ -149,11 +150,14 @@ async fn house_checks_through_the_service_match_the_report_schemas() {
 async fn precheck_answers_errors_and_the_402_body_match_their_schemas() {
     let world = World::start().await;
     let document = world.openapi().await;
-    for (url, caller, in_policy) in [
-        ("https://seller.example/api", OPERATOR_WALLET, true),
-        ("ftp://seller.example/api", FEE_PAYER, false),
+    for (url, wallet, in_policy) in [
+        ("https://seller.example/api", sign_in::buyer(), true),
+        ("ftp://seller.example/api", sign_in::stranger(), false),
     ] {
-        let answer = world.precheck(json!({"url": url, "caller": caller, "op": "memo"})).await;
+        let unsigned = world.precheck(json!({"url": url, "op": "memo"})).await;
+        assert_eq!(unsigned.status, 200, "{}", unsigned.body);
+        assert_valid(&document, &component("PrecheckAnswer"), &unsigned.body, url);
+        let answer = world.signed_precheck(json!({"url": url, "op": "memo"}), &wallet).await;
         assert_eq!(answer.status, 200, "{}", answer.body);
         assert_eq!(answer.body["in_policy"], in_policy);
         assert_valid(&document, &component("PrecheckAnswer"), &answer.body, url);
@@ -185,4 +189,8 @@ async fn precheck_answers_errors_and_the_402_body_match_their_schemas() {
     let challenge = world.get("/check").await;
     assert_eq!(challenge.status, 402);
     assert_valid(&document, &component("PaymentRequiredV1"), &challenge.body, "402 body");
+    let named =
+        world.precheck(json!({"url": "https://seller.example/api", "caller": FEE_PAYER})).await;
+    assert_eq!((named.status, named.rule()), (402, Some("sign_in_as_caller")), "{}", named.body);
+    assert_valid(&document, &component("PaymentRequiredV1"), &named.body, "sign-in 402 body");
 }

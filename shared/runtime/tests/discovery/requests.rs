@@ -11,7 +11,8 @@ use payability_runtime::api::ApiRequest;
 use payability_tests::standin::{Recorded, Reply, StandIn};
 use serde_json::Value;
 
-use crate::world::{Answer, HOUSE_TOKEN, OPERATOR_WALLET, World};
+use crate::sign_in;
+use crate::world::{Answer, HOUSE_TOKEN, OPERATOR_WALLET, World, with_proof};
 
 /// The fee payer the seller's challenge names.
 pub const FEE_PAYER: &str = "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1";
@@ -60,16 +61,34 @@ impl World {
         self.send(request).await
     }
 
-    /// `POST /precheck` with a JSON body, from a source of the named caller's own (every
-    /// free pre-check spends its source's allowance too, 5,000 ms apart: one caller, one
-    /// source).
+    /// `POST /precheck` with a JSON body, from a source of the body's own (an unsigned
+    /// pre-check spends its source's allowance, 5,000 ms apart: one body, one source).
     pub async fn precheck(&self, body: Value) -> Answer {
+        self.send(Self::precheck_request(&body)).await
+    }
+
+    /// `POST /precheck` with a JSON body naming `wallet` as caller, signed by it: the sign-in
+    /// challenge the unsigned pre-check gets, signed, and the pre-check sent again with it.
+    pub async fn signed_precheck(
+        &self,
+        mut body: Value,
+        wallet: &ed25519_dalek::SigningKey,
+    ) -> Answer {
+        body["caller"] = sign_in::address(wallet).into();
+        let challenge = self.precheck(body.clone()).await;
+        assert_eq!((challenge.status, challenge.rule()), (402, Some("sign_in_as_caller")));
+        let header = challenge.header("payment-required").expect("a sign-in challenge");
+        let proof = sign_in::proof(header, wallet);
+        self.send(with_proof(Self::precheck_request(&body), &proof)).await
+    }
+
+    /// The pre-check request of `body`, from the body's own source.
+    fn precheck_request(body: &Value) -> ApiRequest {
         let mut request = Self::bare(Method::POST, "/precheck");
-        request.body = serde_json::to_vec(&body).unwrap();
-        let caller = body["caller"].as_str().unwrap_or_default();
-        let octet = caller.bytes().fold(0u8, u8::wrapping_add) % 250 + 1;
+        request.body = serde_json::to_vec(body).unwrap();
+        let octet = request.body.iter().fold(0u8, |sum, b| sum.wrapping_add(*b)) % 250 + 1;
         request.source_ip = Some(Ipv4Addr::new(198, 51, 100, octet).into());
-        self.send(request).await
+        request
     }
 
     /// The served OpenAPI document.

@@ -60,6 +60,15 @@ impl Chain {
         Some(signature)
     }
 
+    /// Whether a transaction with this wire's message has landed.
+    fn has_landed(&self, wire: &[u8]) -> bool {
+        let Some(parsed) = parse_wire(wire) else {
+            return false;
+        };
+        let signature = landed_signature(&parsed.message);
+        self.landed.lock().unwrap().iter().any(|landed| landed.signature == signature)
+    }
+
     /// The signatures of every landed transaction, oldest first.
     pub fn landed(&self) -> Vec<String> {
         self.landed.lock().unwrap().iter().map(|l| l.signature.clone()).collect()
@@ -216,6 +225,12 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
                     200,
                     &json!({"isValid": false, "invalidReason": "invalid_exact_svm_payload"}),
                 ),
+                // As the official facilitator: a transaction that landed does not verify again.
+                (VerifyMode::Normal, Some((wire, _))) if state.chain.has_landed(&wire) => {
+                    let refused =
+                        json!({"isValid": false, "invalidReason": "duplicate_settlement"});
+                    Reply::json(200, &refused)
+                }
                 (VerifyMode::Normal, Some(_)) => {
                     Reply::json(200, &json!({"isValid": true, "payer": BUYER}))
                 }

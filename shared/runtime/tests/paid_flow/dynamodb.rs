@@ -1,7 +1,8 @@
 //! The delivered verdict whose answer was lost, on DynamoDB (moto, named by
 //! PAYABILITY_TEST_DYNAMODB_ENDPOINTS, which `scripts/test` sets): the same payment for the
-//! same op and URL gets its verdict again, at most three times, settled once, one ledger
-//! entry with the payer's wallet, one paid count; another URL or the other op is 409.
+//! same op and URL, signed in by its payer, gets its verdict again, at most three times,
+//! settled once, one ledger entry with the payer's wallet, one paid count; unsigned it is
+//! asked to sign in; signed, another URL or the other op is 409.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -17,7 +18,8 @@ use sha2::{Digest, Sha256};
 
 use crate::expect;
 use crate::payment::{BUYER, Payment};
-use crate::world::{Answer, MEMO, StandIns, config, paid_request};
+use crate::sign_in;
+use crate::world::{Answer, MEMO, StandIns, config, paid_request, with_proof};
 
 /// A fresh set of tables on moto.
 async fn fresh_store() -> DynamoStore {
@@ -49,20 +51,33 @@ async fn a_delivered_verdict_whose_answer_was_lost_is_delivered_again_on_dynamod
     let challenge = send(request("/check", None, &url)).await;
     let payment = Payment::v2(challenge.header("payment-required").expect("a challenge"));
 
+    // The payment with the buyer's proof of `challenge` (a fresh 402 of `path`).
+    let signed = |challenge: Answer, path: &str, url: &str| {
+        let header = challenge.header("payment-required").expect("a challenge");
+        with_proof(request(path, Some(&payment), url), &sign_in::proof(header, &sign_in::buyer()))
+    };
+
     let lost = send(request("/check", Some(&payment), &url)).await;
     assert!(lost.is_verdict(), "the first request delivered (its answer is then lost): {lost}");
-    let elsewhere = send(request("/check", Some(&payment), &format!("{url}?other"))).await;
+    let unsigned = send(request("/check", Some(&payment), &url)).await;
+    expect::sign_in_as_payer(&unsigned);
+    let other_url = format!("{url}?other");
+    let challenge = send(request("/check", None, &other_url)).await;
+    let elsewhere = send(signed(challenge, "/check", &other_url)).await;
     expect::conflict(&elsewhere, "payment_already_used");
-    let other_op = send(request(MEMO, Some(&payment), &url)).await;
+    let challenge = send(request(MEMO, None, &url)).await;
+    let other_op = send(signed(challenge, MEMO, &url)).await;
     assert_ne!(other_op.status, 200, "never a memo verdict for a check payment: {other_op}");
     clock.advance(Duration::from_secs(31));
     for n in 0..3 {
-        let again = send(request("/check", Some(&payment), &url)).await;
+        let challenge = send(request("/check", None, &url)).await;
+        let again = send(signed(challenge, "/check", &url)).await;
         assert!(again.is_verdict(), "delivery {n} again: {again}");
         let settlement = again.settlement().expect("a PAYMENT-RESPONSE header");
         assert_eq!(settlement["transaction"], payment.landed_signature().as_str());
     }
-    let fourth = send(request("/check", Some(&payment), &url)).await;
+    let challenge = send(request("/check", None, &url)).await;
+    let fourth = send(signed(challenge, "/check", &url)).await;
     expect::conflict(&fourth, "payment_already_used");
 
     assert_eq!(facilitator.settle_calls(), 1, "settled once");

@@ -70,6 +70,26 @@ pub fn outcome_unknown(answer: &Answer) {
     assert!(!message.contains("nothing was settled"), "never says nothing was settled: {answer}");
 }
 
+/// 402 `sign_in_as_payer`: a sign-in challenge that offers no payment (`accepts` empty in both
+/// legs), declares sign-in-with-x and never says nothing was settled.
+pub fn sign_in_as_payer(answer: &Answer) {
+    sign_in_challenge(answer, "sign_in_as_payer");
+}
+
+/// A 402 sign-in challenge carrying `rule`: no payment offered, sign-in-with-x declared, and
+/// no word that nothing was settled or charged.
+pub fn sign_in_challenge(answer: &Answer, rule: &str) {
+    assert_eq!((answer.status, answer.rule()), (402, Some(rule)), "{answer}");
+    let challenge = answer.payment_required();
+    assert_eq!(challenge["accepts"], serde_json::json!([]), "no payment offered: {challenge}");
+    assert!(challenge["extensions"]["sign-in-with-x"]["info"]["nonce"].is_string(), "{challenge}");
+    assert_eq!(answer.body["accepts"], serde_json::json!([]), "neither does the body: {answer}");
+    let error = answer.body["error"].as_str().expect("the challenge's error text");
+    for said in ["nothing was settled", "nothing was charged"] {
+        assert!(!error.contains(said), "says nothing of money: {answer}");
+    }
+}
+
 /// A 409 with this rule.
 pub fn conflict(answer: &Answer, rule: &str) {
     assert_eq!((answer.status, answer.rule()), (409, Some(rule)), "{answer}");

@@ -1,65 +1,118 @@
-//! Free-tier farming through `POST /precheck`: every pre-check spends its source's allowance
-//! (100 a day, 5,000 ms apart) and the named wallet's; one source rotating wallet strings
-//! gets the source's allowance, then the 402 free-tier refusal.
+//! The free tier through `POST /precheck`: an unsigned pre-check spends its source's allowance
+//! (100 a day, 5,000 ms apart); one that names a wallet without that wallet's signature spends
+//! nothing and gets the sign-in challenge; one the wallet signed (x402 sign-in-with-x) spends
+//! the wallet's allowance, which nobody else can touch.
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
+use ed25519_dalek::SigningKey;
 use http::Method;
 use payability_runtime::store::{FREE_PER_SOURCE_PER_DAY, FREE_SOURCE_MIN_INTERVAL_MS};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::world::{Answer, World};
+use crate::expect;
+use crate::sign_in::{self, address};
+use crate::world::{Answer, World, with_proof};
 
-/// A random-looking base58 wallet string per n.
-fn rotating_wallet(n: u64) -> String {
-    const ALPHABET: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-    let mut state = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..44)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            char::from(ALPHABET[usize::try_from(state % 58).unwrap()])
-        })
-        .collect()
-}
-
-async fn precheck(world: &World, source: IpAddr, caller: &str) -> Answer {
+/// A pre-check of the target from `source` with `body` besides the URL.
+async fn precheck(
+    world: &World,
+    source: IpAddr,
+    proof: Option<&str>,
+    caller: Option<&str>,
+) -> Answer {
     let mut request = world.request("/precheck", None);
     request.method = Method::POST;
     request.source_ip = Some(source);
-    request.body = json!({"url": world.target.url(), "caller": caller}).to_string().into_bytes();
+    let mut body = json!({"url": world.target.url()});
+    if let Some(caller) = caller {
+        body["caller"] = Value::from(caller);
+    }
+    request.body = body.to_string().into_bytes();
+    if let Some(proof) = proof {
+        request = with_proof(request, proof);
+    }
     world.send(request).await
 }
 
+/// A pre-check `wallet` signs, from `source`: the unsigned one naming it gets the sign-in
+/// challenge, which the wallet signs for the retry.
+async fn signed_precheck(world: &World, source: IpAddr, wallet: &SigningKey) -> Answer {
+    let caller = address(wallet);
+    let challenge = precheck(world, source, None, Some(&caller)).await;
+    expect::sign_in_challenge(&challenge, "sign_in_as_caller");
+    let proof = sign_in::proof(challenge.header("payment-required").unwrap(), wallet);
+    precheck(world, source, Some(&proof), Some(&caller)).await
+}
+
+fn source(last: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(203, 0, 113, last))
+}
+
+fn interval() -> Duration {
+    Duration::from_millis(u64::try_from(FREE_SOURCE_MIN_INTERVAL_MS).unwrap())
+}
+
 #[tokio::test]
-async fn one_source_rotating_300_wallets_gets_the_source_allowance() {
+async fn one_source_gets_100_unsigned_prechecks_and_naming_wallets_unsigned_spends_nothing() {
     let world = World::start().await;
-    let farm = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 9));
+    let farm = source(9);
     let mut ok = 0;
     for n in 0..300 {
-        let answer = precheck(&world, farm, &rotating_wallet(n)).await;
+        let wallet = address(&SigningKey::from_bytes(&[n as u8; 32]));
+        let named = precheck(&world, farm, None, Some(&wallet)).await;
+        expect::sign_in_challenge(&named, "sign_in_as_caller");
+        let answer = precheck(&world, farm, None, None).await;
         match answer.status {
             200 => ok += 1,
             402 => assert_eq!(answer.rule(), Some("free_precheck_daily_cap"), "{answer}"),
             _ => panic!("{answer}"),
         }
-        world.advance(Duration::from_millis(u64::try_from(FREE_SOURCE_MIN_INTERVAL_MS).unwrap()));
+        world.advance(interval());
     }
-    assert_eq!(ok, FREE_PER_SOURCE_PER_DAY, "300 wallets from one source");
-    // A burst from another source, no time passing: one.
-    let burst = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 10));
+    assert_eq!(ok, FREE_PER_SOURCE_PER_DAY, "300 from one source, naming a wallet or not");
+    let burst = source(10);
     let mut ok = 0;
-    for n in 300..340 {
-        if precheck(&world, burst, &rotating_wallet(n)).await.status == 200 {
+    for _ in 0..40 {
+        if precheck(&world, burst, None, None).await.status == 200 {
             ok += 1;
         }
     }
-    assert_eq!(ok, 1, "40 wallets at once from one source");
-    // Naming a wallet from an exhausted source burns nothing of it: its owner still has it.
-    let victim = rotating_wallet(1_000);
-    assert_eq!(precheck(&world, farm, &victim).await.status, 402);
-    let owner = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 44));
-    assert_eq!(precheck(&world, owner, &victim).await.status, 200);
+    assert_eq!(ok, 1, "40 at once from one source");
+}
+
+#[tokio::test]
+async fn a_signed_precheck_is_answered_while_a_stranger_keeps_naming_the_wallet() {
+    let world = World::start().await;
+    let owner = sign_in::buyer();
+    let stranger = source(66);
+    for round in 0..3 {
+        for _ in 0..3 {
+            let named = precheck(&world, stranger, None, Some(&address(&owner))).await;
+            expect::sign_in_challenge(&named, "sign_in_as_caller");
+        }
+        let own = signed_precheck(&world, source(44), &owner).await;
+        assert_eq!(own.status, 200, "round {round}: the owner's signed pre-check: {own}");
+        assert_eq!(own.body["in_policy"], true, "{own}");
+        world.advance(interval());
+    }
+    // The stranger signing with its own wallet cannot name the owner's.
+    let challenge = precheck(&world, stranger, None, Some(&address(&owner))).await;
+    let theirs =
+        sign_in::proof(challenge.header("payment-required").unwrap(), &sign_in::stranger());
+    let named = precheck(&world, stranger, Some(&theirs), Some(&address(&owner))).await;
+    assert_eq!((named.status, named.rule()), (400, Some("caller_not_the_signer")), "{named}");
+    // A proof spent once spends nothing again.
+    let challenge = precheck(&world, source(44), None, Some(&address(&owner))).await;
+    let proof = sign_in::proof(challenge.header("payment-required").unwrap(), &owner);
+    let first = precheck(&world, source(44), Some(&proof), None).await;
+    assert_eq!(first.status, 200, "a signed pre-check may leave caller out: {first}");
+    world.advance(interval());
+    let replayed = precheck(&world, stranger, Some(&proof), None).await;
+    expect::sign_in_challenge(&replayed, "sign_in_nonce_used");
+    // The owner's interval is its own: 5 s after its last, it is allowed again.
+    let again = signed_precheck(&world, source(45), &owner).await;
+    assert_eq!(again.status, 200, "{again}");
+    assert_eq!(world.facilitator.verify_calls(), 0, "a pre-check never pays");
 }

@@ -1,7 +1,8 @@
-//! The x402 `payment-identifier` extension: a client that re-signs on retry sends a new
-//! payment with the first one's id; that payment is never verified nor settled, and gets the
-//! first purchase's verdict (the re-delivery rules) or its true state. The same id for the
-//! other op or another URL is 409; a malformed id is 400 before `/verify`.
+//! The x402 `payment-identifier` extension: an id names one payment. The same id with another
+//! payment (a client that re-signs on retry, or anyone who learnt the id) is 409
+//! `payment_identifier_conflict`, never verified nor settled, whatever the first purchase's
+//! state; the first payment, retried, gets what its state allows, and its payer collects the
+//! verdict again by signing in. A malformed id is 400 before `/verify`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +15,8 @@ use crate::chain::SettleMode;
 use crate::expect;
 use crate::pausing_store::Point;
 use crate::payment::Payment;
-use crate::world::{Answer, CHECK, Interrupted, MEMO, World};
+use crate::sign_in;
+use crate::world::{Answer, CHECK, Interrupted, MEMO, Transport, World};
 
 /// The id every purchase of these tests is made with.
 const ID: &str = "pay_7d5d747be160e280504c099d984bcfe0";
@@ -26,10 +28,9 @@ async fn re_signed(world: &World) -> Payment {
     world.fresh_payment().await.with_identifier(ID)
 }
 
-/// A 409 `payment_identifier_pending` asking for a retry in 30 s, never "nothing settled".
-fn pending(answer: &Answer) {
-    expect::conflict(answer, "payment_identifier_pending");
-    assert_eq!(answer.header("retry-after"), Some("30"), "{answer}");
+/// 409 `payment_identifier_conflict`: never "nothing settled", no retry asked of this payment.
+fn conflict(answer: &Answer) {
+    expect::conflict(answer, "payment_identifier_conflict");
     assert!(!answer.message().contains("nothing was settled"), "{answer}");
 }
 
@@ -49,23 +50,23 @@ async fn every_paid_402_declares_the_extension_in_its_v2_header() {
 }
 
 #[tokio::test]
-async fn a_re_signed_payment_with_the_first_ones_id_gets_its_verdict_and_is_never_settled() {
+async fn a_re_signed_payment_with_the_first_ones_id_is_409_and_the_payer_signs_in_instead() {
     let world = World::start().await;
     let first = re_signed(&world).await;
     let bought = world.post_check(&first).await;
     assert!(bought.is_verdict(), "a new id is processed normally: {bought}");
     let verifies = world.facilitator.verify_calls();
     let mut answers = vec![bought];
-    for n in 0..3 {
+    for _ in 0..2 {
         let again = world.post_check(&re_signed(&world).await).await;
-        assert!(again.is_verdict(), "re-signed retry {n}: the first purchase's verdict: {again}");
+        conflict(&again);
         answers.push(again);
     }
-    let fourth = world.post_check(&re_signed(&world).await).await;
-    expect::conflict(&fourth, "payment_identifier_conflict");
-    answers.push(fourth);
+    let collected = world.collect_by(Transport::Http, CHECK, &sign_in::buyer()).await;
+    assert!(collected.is_verdict(), "the payer signs in for the verdict again: {collected}");
+    answers.push(collected);
     assert_eq!(world.facilitator.verify_calls(), verifies, "no re-signed payment was verified");
-    assert_eq!(world.target.hits(), 4, "fetched for each delivery");
+    assert_eq!(world.target.hits(), 2, "fetched for each delivery");
     expect::paid_once(&world, &first, &answers);
 }
 
@@ -110,7 +111,7 @@ async fn ids_that_are_not_16_to_128_of_the_alphabet_are_400_before_verify() {
 }
 
 #[tokio::test]
-async fn a_re_signed_payment_while_the_first_settles_is_pending_and_then_gets_its_verdict() {
+async fn a_re_signed_payment_while_the_first_settles_is_409_and_stays_409() {
     let world = World::start().await;
     let first = re_signed(&world).await;
     world.facilitator.set_settle_mode(SettleMode::Hold);
@@ -123,7 +124,7 @@ async fn a_re_signed_payment_while_the_first_settles_is_pending_and_then_gets_it
     let verifies = world.facilitator.verify_calls();
     let second = re_signed(&world).await;
     let meanwhile = world.post_check(&second).await;
-    pending(&meanwhile);
+    conflict(&meanwhile);
     assert_eq!(world.facilitator.verify_calls(), verifies, "the re-signed payment is not verified");
     world.facilitator.release_settle();
     let carried = tokio::time::timeout(Duration::from_secs(20), carried)
@@ -133,12 +134,12 @@ async fn a_re_signed_payment_while_the_first_settles_is_pending_and_then_gets_it
     let carried = Answer::from(carried.into_http());
     assert!(carried.is_verdict(), "{carried}");
     let after = world.post_check(&second).await;
-    assert!(after.is_verdict(), "once delivered, the re-signed retry gets the verdict: {after}");
+    conflict(&after);
     expect::paid_once(&world, &first, &[carried, meanwhile, after]);
 }
 
 #[tokio::test]
-async fn killed_after_the_claim_a_re_signed_retry_is_pending_and_the_first_payment_settles_once() {
+async fn killed_after_the_claim_a_re_signed_retry_is_409_and_the_first_payment_settles_once() {
     let world = World::start().await;
     let first = re_signed(&world).await;
     let killed = world.kill_at(Point::AFTER_CLAIM, world.request(CHECK, Some(&first))).await;
@@ -146,18 +147,16 @@ async fn killed_after_the_claim_a_re_signed_retry_is_pending_and_the_first_payme
     world.advance(PAST_IN_FLIGHT);
     let second = re_signed(&world).await;
     let refused = world.post_check(&second).await;
-    pending(&refused);
+    conflict(&refused);
     assert_eq!(world.facilitator.settle_calls(), 0, "the first payment is not settled for it");
     let resumed = world.post_check(&first).await;
     assert!(resumed.is_verdict(), "the first payment settles once: {resumed}");
-    let after = world.post_check(&second).await;
-    assert!(after.is_verdict(), "{after}");
     assert_eq!(world.facilitator.verify_calls(), 1, "only the first payment was verified");
-    expect::paid_once(&world, &first, &[refused, resumed, after]);
+    expect::paid_once(&world, &first, &[refused, resumed]);
 }
 
 #[tokio::test]
-async fn killed_before_the_claim_the_re_signed_retry_is_the_purchase_and_the_first_never_settles() {
+async fn killed_before_the_claim_the_re_signed_retry_is_the_purchase_and_the_first_is_409() {
     let world = World::start().await;
     let first = re_signed(&world).await;
     let killed = world.kill_at(Point::BEFORE_CLAIM, world.request(CHECK, Some(&first))).await;
@@ -166,16 +165,13 @@ async fn killed_before_the_claim_the_re_signed_retry_is_the_purchase_and_the_fir
     let bought = world.post_check(&second).await;
     assert!(bought.is_verdict(), "the id was never claimed: the retry is the purchase: {bought}");
     let first_again = world.post_check(&first).await;
-    assert!(
-        first_again.is_verdict(),
-        "the first payment gets the purchase's verdict: {first_again}"
-    );
+    conflict(&first_again);
     assert_eq!(world.facilitator.verify_calls(), 2, "the first (killed) and the second");
     expect::paid_once(&world, &second, &[bought, first_again]);
 }
 
 #[tokio::test]
-async fn a_re_signed_payment_after_the_first_provably_never_settled_is_402_not_settled() {
+async fn a_re_signed_payment_after_the_first_provably_never_settled_is_409() {
     let world = World::start().await;
     let first = re_signed(&world).await;
     world.facilitator.set_settle_mode(SettleMode::Refuse);
@@ -185,16 +181,12 @@ async fn a_re_signed_payment_after_the_first_provably_never_settled_is_402_not_s
     world.advance(PAST_IN_FLIGHT);
     let second = re_signed(&world).await;
     let meanwhile = world.post_check(&second).await;
-    pending(&meanwhile);
+    conflict(&meanwhile);
     world.rpc.expire_blockhashes();
-    let never = world.post_check(&first).await;
+    let never = world.buy_signed(Transport::Http, &first).await;
     assert_eq!((never.status, never.rule()), (402, Some("payment_not_settled")), "{never}");
     let re_signed_after = world.post_check(&second).await;
-    assert_eq!(
-        (re_signed_after.status, re_signed_after.rule()),
-        (402, Some("payment_not_settled")),
-        "{re_signed_after}"
-    );
+    conflict(&re_signed_after);
     assert_eq!(world.facilitator.verify_calls(), 1, "the re-signed payment was never verified");
     assert_eq!(world.facilitator.settle_calls(), 1, "settle tried once, for the first");
     expect::nothing_taken(&world, &[unknown, meanwhile, never, re_signed_after]);

@@ -1,15 +1,17 @@
 //! The request killed at each point of the paid flow (or run to its end with its answer
 //! lost), then the same payment retried past the in-flight window, over each transport (HTTP
 //! and MCP): whatever the point, the money moves at most once and, once it moved, buys one
-//! verdict (delivered again, at most three times, when its answer may have been lost), one
-//! ledger row and one paid count.
+//! verdict (delivered again, at most three times and only to its payer signed in, when its
+//! answer may have been lost), one ledger row and one paid count. Then the kill points of a
+//! re-delivery by signing in: after its nonce was spent, after the purchase was read.
 
 use std::time::Duration;
 
 use crate::chain::SettleMode;
 use crate::expect;
 use crate::pausing_store::Point;
-use crate::world::{CHECK, Interrupted, Transport, World};
+use crate::sign_in;
+use crate::world::{CHECK, Interrupted, Transport, World, with_proof};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
@@ -98,16 +100,29 @@ async fn killed_then_retried_via(transport: Transport, cut: Cut, marker: Option<
     assert!(world.facilitator.settle_calls() <= 1, "{case}");
 
     world.advance(PAST_IN_FLIGHT);
-    let retry = world.buy(transport, &payment).await;
+    let mut answers = Vec::new();
+    if marker.is_some_and(|marker| marker != "verified") {
+        // Sent to /settle: the transaction may be public on chain. Unsigned, for its URL or
+        // another, it gets the same sign-in challenge, and nothing moves.
+        for url in [target.as_str(), OTHER_URL] {
+            let bare = world.send(world.request_via(transport, CHECK, Some(&payment), url)).await;
+            expect::sign_in_as_payer(&bare);
+            answers.push(bare);
+        }
+        assert!(world.facilitator.settle_calls() <= 1, "{case}: nothing settled for them");
+    }
+    let retry = world.buy_signed(transport, &payment).await;
     assert!(retry.is_verdict(), "{case}: the retry gets the verdict: {retry}");
     let settlement = retry.settlement().expect("a PAYMENT-RESPONSE header");
     assert_eq!(settlement["transaction"], payment.landed_signature().as_str(), "{case}");
-    let again = world.buy(transport, &payment).await;
+    let again = world.buy_signed(transport, &payment).await;
     assert!(again.is_verdict(), "{case}: delivered, presented again: {again}");
-    let elsewhere =
-        world.send(world.request_via(transport, CHECK, Some(&payment), OTHER_URL)).await;
+    let proof = world.proof_by(transport, CHECK, &sign_in::buyer()).await;
+    let elsewhere = world.request_via(transport, CHECK, Some(&payment), OTHER_URL);
+    let elsewhere = world.send(with_proof(elsewhere, &proof)).await;
     expect::conflict(&elsewhere, "payment_already_used");
-    expect::paid_once(&world, &payment, &[retry, again, elsewhere]);
+    answers.extend([retry, again, elsewhere]);
+    expect::paid_once(&world, &payment, &answers);
 }
 
 /// A URL the payment was not presented for.
@@ -143,14 +158,78 @@ async fn a_settled_undelivered_payment_resumes_at_most_three_times() {
     assert!(matches!(first, Interrupted::Killed), "settled, then killed: {first:?}");
     for resume in 1..=3 {
         world.advance(PAST_IN_FLIGHT);
-        let again = world.kill_at(Point::BEFORE_RECORD, world.request(CHECK, Some(&payment))).await;
+        let proof = world.proof_by(Transport::Http, CHECK, &sign_in::buyer()).await;
+        let signed = with_proof(world.request(CHECK, Some(&payment)), &proof);
+        let again = world.kill_at(Point::BEFORE_RECORD, signed).await;
         assert!(matches!(again, Interrupted::Killed), "resume {resume} is let through: {again:?}");
     }
     world.advance(PAST_IN_FLIGHT);
-    let fourth = world.post_check(&payment).await;
+    let fourth = world.buy_signed(Transport::Http, &payment).await;
     assert_eq!(fourth.status, 409, "a fourth resume is refused: {fourth}");
     assert_eq!(world.facilitator.settle_calls(), 1, "never settled again");
     assert!(world.ledger().is_empty(), "every resume died before the ledger");
+}
+
+/// Where a re-delivery by signing in (no payment) dies.
+#[derive(Debug, Clone, Copy)]
+enum SignInCut {
+    /// Its nonce was spent; nothing was resumed yet.
+    AfterTheNonce,
+    /// The payer's purchase was read; nothing was written yet.
+    AfterThePurchaseRead,
+}
+
+#[tokio::test]
+async fn a_re_delivery_by_signing_in_killed_after_the_nonce_or_the_read_is_never_lost() {
+    for transport in Transport::ALL {
+        for cut in [SignInCut::AfterTheNonce, SignInCut::AfterThePurchaseRead] {
+            killed_re_delivery_via(transport, cut).await;
+        }
+    }
+}
+
+/// Delivers a verdict, then kills its re-delivery by signing in at `cut`; the same proof
+/// retried is refused once its nonce was spent (a fresh one gets the verdict), and gets the
+/// verdict when it was not; never a second settlement, a lost resume or a second row.
+async fn killed_re_delivery_via(transport: Transport, cut: SignInCut) {
+    let world = World::start().await;
+    let case = format!("{transport:?}, {cut:?}");
+    let payment = world.fresh_payment_via(transport).await;
+    let bought = world.buy(transport, &payment).await;
+    assert!(bought.is_verdict(), "{case}: {bought}");
+    let proof = world.proof_by(transport, CHECK, &sign_in::buyer()).await;
+    let collect =
+        || with_proof(world.request_via(transport, CHECK, None, &world.target.url()), &proof);
+    let point = match cut {
+        SignInCut::AfterTheNonce => Point::After("spend_nonce"),
+        SignInCut::AfterThePurchaseRead => Point::After("purchase_of"),
+    };
+    let killed = world.kill_at(point, collect()).await;
+    assert!(matches!(killed, Interrupted::Killed), "{case}: killed there: {killed:?}");
+    let retried = world.send(collect()).await;
+    let mut answers = vec![bought];
+    match cut {
+        SignInCut::AfterTheNonce => {
+            let rule = (retried.status, retried.rule());
+            assert_eq!(rule, (402, Some("sign_in_nonce_used")), "{case}: {retried}");
+            let fresh = world.collect_by(transport, CHECK, &sign_in::buyer()).await;
+            assert!(fresh.is_verdict(), "{case}: a fresh proof gets the verdict: {fresh}");
+            answers.extend([retried, fresh]);
+        }
+        SignInCut::AfterThePurchaseRead => {
+            assert!(retried.is_verdict(), "{case}: the proof was not spent: {retried}");
+            answers.push(retried);
+        }
+    }
+    for n in 0..2 {
+        let more = world.collect_by(transport, CHECK, &sign_in::buyer()).await;
+        assert!(more.is_verdict(), "{case}: the kill cost no resume ({n}): {more}");
+        answers.push(more);
+    }
+    let fourth = world.collect_by(transport, CHECK, &sign_in::buyer()).await;
+    expect::conflict(&fourth, "payment_already_used");
+    answers.push(fourth);
+    expect::paid_once(&world, &payment, &answers);
 }
 
 #[tokio::test]
@@ -172,13 +251,16 @@ async fn a_settle_that_never_lands_via(transport: Transport) {
     world.facilitator.set_settle_mode(SettleMode::Normal);
 
     world.advance(PAST_IN_FLIGHT);
-    let unknown = world.buy(transport, &payment).await;
+    let unsigned = world.buy(transport, &payment).await;
+    expect::sign_in_as_payer(&unsigned);
+    assert_eq!(world.rpc.calls("isBlockhashValid"), 0, "the chain is asked for the payer only");
+    let unknown = world.buy_signed(transport, &payment).await;
     expect::outcome_unknown(&unknown);
     assert_eq!(world.marker().as_deref(), Some("settling"), "still maybe landing");
 
     assert!(world.rpc.calls("isBlockhashValid") >= 1, "the chain was asked");
     world.rpc.expire_blockhashes();
-    let not_settled = world.buy(transport, &payment).await;
+    let not_settled = world.buy_signed(transport, &payment).await;
     assert_eq!((not_settled.status, not_settled.rule()), (402, Some("payment_not_settled")));
     assert_eq!(world.marker().as_deref(), Some("not_settled"));
     let again = world.buy(transport, &payment).await;
@@ -186,8 +268,8 @@ async fn a_settle_that_never_lands_via(transport: Transport) {
 
     assert_eq!(world.facilitator.settle_calls(), 1, "settled (tried) once");
     assert!(world.target.hits() <= 1, "at most the early fetch, whose capture is dropped");
-    for answer in [&first, &unknown, &not_settled, &again] {
+    for answer in [&first, &unsigned, &unknown, &not_settled, &again] {
         expect::nothing_of_the_capture(answer);
     }
-    expect::nothing_taken(&world, &[first, unknown, not_settled, again]);
+    expect::nothing_taken(&world, &[first, unsigned, unknown, not_settled, again]);
 }

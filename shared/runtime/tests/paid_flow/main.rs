@@ -4,16 +4,19 @@
 //!
 //! The flow under test, in order: free checks, the payment decoded, its identity (SHA-256 of
 //! the transaction message, so byte variants are one payment), a known claim answered without
-//! `/verify` (other op or URL: 409 `payment_already_used`; delivered: its verdict again, at
-//! most three times; younger than 30 s: 409 `payment_in_flight`), verify, claim (`verified`), `settling`, `/settle`, `settled`, fetch
-//! and grade, the ledger entry and its count (one atomic write, once per tx), `delivered`,
-//! 200 with `PAYMENT-RESPONSE`. A settle answer that is not a clean success is 503
-//! `settlement_outcome_unknown`; a retry 30 s later asks the RPC whether it landed.
+//! `/verify` (younger than 30 s: 409 `payment_in_flight`; sent to `/settle` before: only to a
+//! request signed in by the payer, its verdict again at most three times, another op or URL
+//! 409 `payment_already_used`; unsigned: 402 `sign_in_as_payer`, whatever op and URL), verify,
+//! claim (`verified`), `settling`, `/settle`, `settled`, fetch and grade, the ledger entry and
+//! its count (one atomic write, once per tx), `delivered`, 200 with `PAYMENT-RESPONSE`. A
+//! settle answer that is not a clean success is 503 `settlement_outcome_unknown`; a retry 30 s
+//! later asks the RPC whether it landed.
 //!
 //! Harness: `payability_tests::standin` (the loopback HTTP server), `gate` (holds a request
 //! until released), `target` (the seller), `chain` (facilitator and RPC over one chain),
-//! `payment` (wire transactions and x402 headers), `pausing_store` (stops the service at a
-//! store operation), `clock`, `world` (all of it), `expect` (end states).
+//! `payment` (wire transactions and x402 headers), `sign_in` (wallets signing in),
+//! `pausing_store` (stops the service at a store operation), `clock`, `world` (all of it),
+//! `expect` (end states).
 //! Only 127.0.0.1 is reached; every stand-in stops on its own within 60 s.
 
 mod chain;
@@ -23,6 +26,7 @@ mod expect;
 mod gate;
 mod pausing_store;
 mod payment;
+mod sign_in;
 mod target;
 mod world;
 

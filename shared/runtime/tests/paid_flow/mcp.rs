@@ -205,8 +205,10 @@ async fn an_unpaid_call_gets_the_v2_challenge_and_a_paid_one_the_verdict() {
     let settlement = paid.settlement().expect("_meta x402/payment-response");
     assert_eq!(settlement["success"], true, "{settlement}");
     expect::nothing_of_the_capture(&paid);
-    // The same payment over HTTP: the same purchase, delivered again (not paid twice).
-    let over_http = world.buy(Transport::Http, &payment).await;
+    // The same payment over HTTP: the same purchase, for its payer signed in (not paid twice).
+    let unsigned = world.buy(Transport::Http, &payment).await;
+    expect::sign_in_as_payer(&unsigned);
+    let over_http = world.buy_signed(Transport::Http, &payment).await;
     assert!(over_http.is_verdict(), "{over_http}");
-    expect::paid_once(&world, &payment, &[paid, over_http]);
+    expect::paid_once(&world, &payment, &[paid, unsigned, over_http]);
 }

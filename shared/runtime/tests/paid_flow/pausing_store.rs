@@ -10,6 +10,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use payability_core::payment::siwx::ProofNonce;
 use payability_runtime::store::*;
 use tokio::sync::Notify;
 
@@ -38,8 +39,11 @@ impl Point {
 
 #[derive(Debug, Default)]
 struct Pauses {
-    armed: Mutex<Option<Point>>,
+    /// The armed point, and whether the call stopped there waits for a release (else it
+    /// stops for good).
+    armed: Mutex<Option<(Point, bool)>>,
     reached: Notify,
+    released: Notify,
 }
 
 /// The test's handle on a [`PausingStore`] the service owns.
@@ -49,7 +53,17 @@ pub struct PauseControl(Arc<Pauses>);
 impl PauseControl {
     /// The next call that passes `point` stops there for good (until its request is dropped).
     pub fn pause(&self, point: Point) {
-        *self.0.armed.lock().unwrap() = Some(point);
+        *self.0.armed.lock().unwrap() = Some((point, false));
+    }
+
+    /// The next call that passes `point` stops there until [`Self::release`].
+    pub fn hold(&self, point: Point) {
+        *self.0.armed.lock().unwrap() = Some((point, true));
+    }
+
+    /// Lets a call held by [`Self::hold`] go on.
+    pub fn release(&self) {
+        self.0.released.notify_one();
     }
 
     /// Resolves once a call has stopped at the armed point.
@@ -80,19 +94,29 @@ impl<S> PausingStore<S> {
         self.control.clone()
     }
 
-    /// Stops here for good if `point` is armed (disarming it and signalling).
+    /// Stops here if `point` is armed (disarming it and signalling): for good, or until
+    /// released.
     async fn trap(&self, point: Point) {
-        let hit = {
+        let held = {
             let mut armed = self.control.0.armed.lock().unwrap();
-            let hit = *armed == Some(point);
-            if hit {
-                *armed = None;
+            match *armed {
+                Some((at, until_released)) if at == point => {
+                    *armed = None;
+                    Some(until_released)
+                }
+                _ => None,
             }
-            hit
         };
-        if hit {
-            self.control.0.reached.notify_one();
-            tokio::time::sleep(PAUSE_LIMIT).await;
+        let Some(until_released) = held else {
+            return;
+        };
+        self.control.0.reached.notify_one();
+        match until_released {
+            true => {
+                let released = self.control.0.released.notified();
+                let _ = tokio::time::timeout(PAUSE_LIMIT, released).await;
+            }
+            false => tokio::time::sleep(PAUSE_LIMIT).await,
         }
     }
 
@@ -148,6 +172,14 @@ impl<S: PaymentClaims> PaymentClaims for PausingStore<S> {
         self.around("identified", self.inner.identified(identifier, now)).await
     }
 
+    async fn purchase_of(
+        &self,
+        purchase: &PurchaseBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        self.around("purchase_of", self.inner.purchase_of(purchase, now)).await
+    }
+
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
         self.around("claim_of", self.inner.claim_of(id)).await
     }
@@ -180,6 +212,17 @@ impl<S: FreeTier> FreeTier for PausingStore<S> {
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
         self.around("try_use_both", self.inner.try_use_both(caller, now)).await
+    }
+}
+
+impl<S: ProofNonces> ProofNonces for PausingStore<S> {
+    async fn spend_nonce(
+        &self,
+        nonce: &ProofNonce,
+        until: UtcMillis,
+        now: UtcMillis,
+    ) -> Result<NonceSpend, StoreError> {
+        self.around("spend_nonce", self.inner.spend_nonce(nonce, until, now)).await
     }
 }
 

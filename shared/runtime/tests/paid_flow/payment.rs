@@ -14,8 +14,8 @@ use sha2::{Digest, Sha512};
 
 /// The facilitator's fee payer (the x402 v2 specification's `/supported` example signer).
 pub const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
-/// The buyer's wallet.
-pub const BUYER: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+/// The buyer's wallet (its key signs in: `sign_in::buyer`).
+pub const BUYER: &str = "3F5qRPtKg8GhGNnbd3qCj6nVJxWsGxq7pvH84okYLAqf";
 
 /// Standard alphabet, padding optional (how the service reads payment base64).
 pub const LENIENT_BASE64: GeneralPurpose = GeneralPurpose::new(

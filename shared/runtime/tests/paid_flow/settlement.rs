@@ -1,8 +1,9 @@
 //! `/settle` answered with anything but a clean success after the transaction landed: the
 //! outcome is unknown (503, retry the same payment, do not pay again), the target is hit at
 //! most once (the fetch alongside the settlement, whose capture is dropped unanswered), and a
-//! retry past the in-flight window finds the landed transaction and delivers without a second
-//! settlement.
+//! retry past the in-flight window, signed in by the payer, finds the landed transaction and
+//! delivers without a second settlement (unsigned, it is asked to sign in: the transaction is
+//! public on chain once it landed).
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use payability_runtime::payment::facilitator::SETTLE_TIMEOUT;
 
 use crate::chain::SettleMode;
 use crate::expect;
-use crate::world::World;
+use crate::world::{Transport, World};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
@@ -29,9 +30,11 @@ async fn unknown_then_delivered(mode: SettleMode) {
     world.facilitator.set_settle_mode(SettleMode::Normal);
 
     world.advance(PAST_IN_FLIGHT);
-    let retry = world.post_check(&payment).await;
+    let unsigned = world.post_check(&payment).await;
+    expect::sign_in_as_payer(&unsigned);
+    let retry = world.buy_signed(Transport::Http, &payment).await;
     assert!(retry.is_verdict(), "{mode:?}: the landed payment buys its verdict: {retry}");
-    expect::paid_once(&world, &payment, &[first, retry]);
+    expect::paid_once(&world, &payment, &[first, unsigned, retry]);
 }
 
 macro_rules! unknown_outcome_tests {
@@ -66,7 +69,7 @@ async fn a_settling_claim_younger_than_30_s_is_in_flight() {
     expect::conflict(&young, "payment_in_flight");
     assert_eq!(world.facilitator.verify_calls(), verifies, "no /verify for a known payment");
     world.advance(PAST_IN_FLIGHT);
-    let retry = world.post_check(&payment).await;
+    let retry = world.buy_signed(Transport::Http, &payment).await;
     assert!(retry.is_verdict(), "{retry}");
     expect::paid_once(&world, &payment, &[first, young, retry]);
 }

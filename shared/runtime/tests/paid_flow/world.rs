@@ -32,6 +32,7 @@ use crate::chain::{Chain, Facilitator, Rpc};
 use crate::clock::TestClock;
 use crate::pausing_store::{PauseControl, PausingStore, Point};
 use crate::payment::Payment;
+use crate::sign_in;
 use crate::target::Target;
 
 /// The operator wallet that is paid.
@@ -244,6 +245,39 @@ impl World {
         self.send(self.request_via(transport, CHECK, Some(payment), &self.target.url())).await
     }
 
+    /// `wallet`'s proof answering a fresh challenge of `path` over `transport`.
+    pub async fn proof_by(
+        &self,
+        transport: Transport,
+        path: &str,
+        wallet: &ed25519_dalek::SigningKey,
+    ) -> String {
+        let unpaid = self.request_via(transport, path, None, &self.target.url());
+        let challenge = self.send(unpaid).await;
+        assert_eq!(challenge.status, 402, "{transport:?}: an unpaid call gets a challenge");
+        let header = challenge.header("payment-required").expect("a v2 challenge");
+        sign_in::proof(header, wallet)
+    }
+
+    /// `/check` about the target with `payment`, signed in by the buyer, over `transport`.
+    pub async fn buy_signed(&self, transport: Transport, payment: &Payment) -> Answer {
+        let proof = self.proof_by(transport, CHECK, &sign_in::buyer()).await;
+        let request = self.request_via(transport, CHECK, Some(payment), &self.target.url());
+        self.send(with_proof(request, &proof)).await
+    }
+
+    /// `path` about the target with no payment, signed in by `wallet`, over `transport`.
+    pub async fn collect_by(
+        &self,
+        transport: Transport,
+        path: &str,
+        wallet: &ed25519_dalek::SigningKey,
+    ) -> Answer {
+        let proof = self.proof_by(transport, path, wallet).await;
+        let request = self.request_via(transport, path, None, &self.target.url());
+        self.send(with_proof(request, &proof)).await
+    }
+
     /// Sends one request and reads the answer (an MCP answer as [`mcp_answer`] reads it).
     pub async fn send(&self, request: ApiRequest) -> Answer {
         let mcp = request.path == MCP;
@@ -408,6 +442,20 @@ impl World {
             .map(|(_, count)| count)
             .sum()
     }
+}
+
+/// `request` signed in with `proof`: the `SIGN-IN-WITH-X` header over HTTP,
+/// `_meta["sign-in-with-x"]` over MCP.
+pub fn with_proof(mut request: ApiRequest, proof: &str) -> ApiRequest {
+    if request.path == MCP {
+        let mut body: Value = serde_json::from_slice(&request.body).expect("JSON-RPC");
+        body["params"]["_meta"]["sign-in-with-x"] = proof.into();
+        request.body = body.to_string().into_bytes();
+    } else {
+        let value = HeaderValue::from_str(proof).expect("a header value");
+        request.headers.insert("sign-in-with-x", value);
+    }
+    request
 }
 
 /// A text column of a row read by [`World::rows`].

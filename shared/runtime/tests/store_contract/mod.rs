@@ -17,7 +17,7 @@ use serde_json::json;
 /// A backend under test.
 pub trait Fixture: Send + Sync + 'static {
     /// The backend: one value implementing every capability.
-    type Store: Ledger + PaymentClaims + FreeTier + Metrics + RateCache + 'static;
+    type Store: Ledger + PaymentClaims + FreeTier + Metrics + ProofNonces + RateCache + 'static;
 
     /// A fresh, empty store.
     fn fresh(&self) -> impl Future<Output = Self::Store> + Send;
@@ -74,6 +74,11 @@ pub fn bare(id: PaymentId, op: PaidOp) -> NewClaim {
     NewClaim { id, op, url: URL, payer: None, identifier: None }
 }
 
+/// The move to `settled` with `tx`, mapping no purchase.
+fn settled(tx: &Base58Id) -> Transition {
+    Transition::Settled { tx: tx.clone(), purchase: None }
+}
+
 fn day(text: &str) -> UtcDay {
     UtcDay::parse(text).unwrap()
 }
@@ -90,6 +95,7 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
         no_challenge_value_reaches_any_stored_byte(&*fixture).await;
         an_identifier_names_the_payment_first_claimed_with_it(&*fixture).await;
         twenty_concurrent_claims_of_one_identifier_yield_one(fixture.clone()).await;
+        a_settlement_maps_the_payers_latest_purchase(&*fixture).await;
     }
     payment_is_claimed_once_and_markers_move_forward_only(&*fixture).await;
     verified_marker_resume_is_bounded(&*fixture).await;
@@ -102,8 +108,10 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
     metrics_read_at_most_the_last_366_days(&*fixture).await;
     day0_is_written_once_and_never_counted(&*fixture).await;
     twenty_concurrent_day0_writers_leave_one_value(fixture.clone()).await;
-    free_precheck_spends_the_source_and_the_named_wallet(&*fixture).await;
-    one_source_rotating_wallets_gets_the_source_allowance(&*fixture).await;
+    a_sign_in_nonce_is_spent_once_until_its_proof_expires(&*fixture).await;
+    twenty_concurrent_spends_of_one_nonce_yield_one(fixture.clone()).await;
+    a_signed_precheck_spends_its_wallet_then_its_sources_signed_allowance(&*fixture).await;
+    one_source_gets_its_unsigned_allowance_and_its_signed_one(&*fixture).await;
     an_ipv6_source_counts_as_its_64(&*fixture).await;
     rate_cache_keeps_the_first_rate(&*fixture).await;
 }
@@ -268,15 +276,15 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
     assert_eq!(store.claim_of(&id).await, Ok(Some(claim(ClaimMarker::Verified, None))));
     // Each move once, from its own marker only: (move, outcome, marker after).
     let settle_tx = tx(70);
-    let settled = Transition::Settled(settle_tx.clone());
+    let to_settled = settled(&settle_tx);
     let moves = [
         (Transition::Deliver, AdvanceOutcome::NotAtMarker, ClaimMarker::Verified),
-        (settled.clone(), AdvanceOutcome::NotAtMarker, ClaimMarker::Verified),
+        (to_settled.clone(), AdvanceOutcome::NotAtMarker, ClaimMarker::Verified),
         (Transition::Settle, AdvanceOutcome::Advanced, ClaimMarker::Settling),
         (Transition::Settle, AdvanceOutcome::NotAtMarker, ClaimMarker::Settling),
-        (settled.clone(), AdvanceOutcome::Advanced, ClaimMarker::Settled),
+        (to_settled.clone(), AdvanceOutcome::Advanced, ClaimMarker::Settled),
         (Transition::NeverSettled, AdvanceOutcome::NotAtMarker, ClaimMarker::Settled),
-        (settled.clone(), AdvanceOutcome::NotAtMarker, ClaimMarker::Settled),
+        (to_settled.clone(), AdvanceOutcome::NotAtMarker, ClaimMarker::Settled),
         (Transition::Deliver, AdvanceOutcome::Advanced, ClaimMarker::Delivered),
         (Transition::Deliver, AdvanceOutcome::NotAtMarker, ClaimMarker::Delivered),
         (Transition::Settle, AdvanceOutcome::NotAtMarker, ClaimMarker::Delivered),
@@ -302,7 +310,7 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
         store.advance(&other, &Transition::NeverSettled).await,
         Ok(AdvanceOutcome::Advanced)
     );
-    assert_eq!(store.advance(&other, &settled).await, Ok(AdvanceOutcome::NotAtMarker));
+    assert_eq!(store.advance(&other, &to_settled).await, Ok(AdvanceOutcome::NotAtMarker));
     let unknown = PaymentId([8; 32]);
     assert_eq!(store.advance(&unknown, &Transition::Settle).await, Ok(AdvanceOutcome::NotAtMarker));
 }
@@ -311,10 +319,7 @@ async fn payment_is_claimed_once_and_markers_move_forward_only<F: Fixture>(fixtu
 async fn settled_claim(store: &impl PaymentClaims, id: &PaymentId, op: PaidOp, tx: &Base58Id) {
     store.claim(&bare(*id, op), T0).await.unwrap();
     store.advance(id, &Transition::Settle).await.unwrap();
-    assert_eq!(
-        store.advance(id, &Transition::Settled(tx.clone())).await,
-        Ok(AdvanceOutcome::Advanced)
-    );
+    assert_eq!(store.advance(id, &settled(tx)).await, Ok(AdvanceOutcome::Advanced));
 }
 
 async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
@@ -333,7 +338,7 @@ async fn verified_marker_resume_is_bounded<F: Fixture>(fixture: &F) {
     );
     let settle_tx = tx(110);
     store.advance(&id, &Transition::Settle).await.unwrap();
-    store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
+    store.advance(&id, &settled(&settle_tx)).await.unwrap();
     assert_eq!(
         store.resume(&Retry { id, op: PaidOp::Check, url: URL }, at(IN_FLIGHT_MS - 1)).await,
         Ok(ResumeOutcome::Refused),
@@ -381,7 +386,7 @@ async fn a_delivered_verdict_is_delivered_again_for_its_op_and_url_only<F: Fixtu
     assert_eq!((stored.url, stored.payer), (Some(URL), Some(payer.clone())), "kept on the claim");
     let settle_tx = tx(140);
     store.advance(&id, &Transition::Settle).await.unwrap();
-    store.advance(&id, &Transition::Settled(settle_tx.clone())).await.unwrap();
+    store.advance(&id, &settled(&settle_tx)).await.unwrap();
     store.advance(&id, &Transition::Deliver).await.unwrap();
     let other_url = UrlBinding([0xb2; 32]);
     let refused = [
@@ -509,6 +514,93 @@ async fn twenty_concurrent_claims_of_one_identifier_yield_one<F: Fixture>(fixtur
     }
     assert_eq!(claimed.len(), 1, "exactly one of 20 payments with one id is claimed");
     assert_eq!(first.identified(&IdentifierBinding([50; 32]), T0).await, Ok(Some(claimed[0])));
+}
+
+async fn a_settlement_maps_the_payers_latest_purchase<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let purchase = PurchaseBinding([0x5a; 32]);
+    let another = PurchaseBinding([0x5b; 32]);
+    let (first, second, stray) = (PaymentId([31; 32]), PaymentId([32; 32]), PaymentId([33; 32]));
+    let settling = async |id: PaymentId| {
+        store.claim(&bare(id, PaidOp::Check), T0).await.unwrap();
+        store.advance(&id, &Transition::Settle).await.unwrap();
+    };
+    let mapping = |at| Some(SettledPurchase { binding: purchase, at });
+    assert_eq!(store.purchase_of(&purchase, T0).await, Ok(None), "nothing settled");
+    settling(first).await;
+    let move_first = Transition::Settled { tx: tx(31), purchase: mapping(at(10)) };
+    assert_eq!(store.advance(&first, &move_first).await, Ok(AdvanceOutcome::Advanced));
+    assert_eq!(store.purchase_of(&purchase, at(11)).await, Ok(Some(first)));
+    assert_eq!(store.purchase_of(&another, at(11)).await, Ok(None), "per purchase");
+    settling(second).await;
+    let move_second = Transition::Settled { tx: tx(32), purchase: mapping(at(20)) };
+    assert_eq!(store.advance(&second, &move_second).await, Ok(AdvanceOutcome::Advanced));
+    assert_eq!(store.purchase_of(&purchase, at(21)).await, Ok(Some(second)), "the latest");
+    // A move refused by its marker maps nothing.
+    store.claim(&bare(stray, PaidOp::Check), T0).await.unwrap();
+    let move_stray = Transition::Settled { tx: tx(33), purchase: mapping(at(30)) };
+    assert_eq!(store.advance(&stray, &move_stray).await, Ok(AdvanceOutcome::NotAtMarker));
+    assert_eq!(store.purchase_of(&purchase, at(31)).await, Ok(Some(second)));
+    let another_handle = fixture.another_handle(&store).await;
+    assert_eq!(another_handle.purchase_of(&purchase, at(31)).await, Ok(Some(second)));
+    assert_eq!(
+        store.purchase_of(&purchase, at(20 + CLAIM_TTL_MS)).await,
+        Ok(None),
+        "a mapping lives 24 h from its settlement"
+    );
+}
+
+/// A sign-in nonce (32 hex digits, as the core issues them).
+fn nonce(n: u8) -> payability_core::payment::siwx::ProofNonce {
+    use payability_core::payment::siwx::{NonceKey, issue_nonce};
+    issue_nonce(&NonceKey::derive(&[n; 32]), T0, [n; 8])
+}
+
+async fn a_sign_in_nonce_is_spent_once_until_its_proof_expires<F: Fixture>(fixture: &F) {
+    let store = fixture.fresh().await;
+    let until = at(300_000);
+    assert_eq!(store.spend_nonce(&nonce(1), until, T0).await, Ok(NonceSpend::Spent));
+    assert_eq!(store.spend_nonce(&nonce(1), until, at(1)).await, Ok(NonceSpend::AlreadySpent));
+    let another_handle = fixture.another_handle(&store).await;
+    assert_eq!(
+        another_handle.spend_nonce(&nonce(1), until, at(2)).await,
+        Ok(NonceSpend::AlreadySpent),
+        "one spend for every handle"
+    );
+    assert_eq!(store.spend_nonce(&nonce(2), until, at(3)).await, Ok(NonceSpend::Spent));
+    assert_eq!(
+        store.spend_nonce(&nonce(1), until, until).await,
+        Ok(NonceSpend::AlreadySpent),
+        "spent up to its proof's end"
+    );
+    assert_eq!(
+        store.spend_nonce(&nonce(1), at(600_000), at(300_001)).await,
+        Ok(NonceSpend::Spent),
+        "a spend whose proof could no longer be presented holds nothing"
+    );
+}
+
+async fn twenty_concurrent_spends_of_one_nonce_yield_one<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..20)
+        .map(|n| {
+            let store = handles[n % handles.len()].clone();
+            tokio::spawn(async move { store.spend_nonce(&nonce(3), at(300_000), T0).await })
+        })
+        .collect();
+    let mut spent = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(NonceSpend::Spent) => spent += 1,
+            Ok(NonceSpend::AlreadySpent) => {}
+            Err(e) => panic!("a spend failed: {e}"),
+        }
+    }
+    assert_eq!(spent, 1, "exactly one of 20 concurrent spends of one nonce");
 }
 
 async fn fifty_concurrent_claims_of_one_payment_yield_one<F: Fixture>(fixture: Arc<F>) {
@@ -720,58 +812,48 @@ fn source(n: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(198, 51, 100, n))
 }
 
-async fn free_precheck_spends_the_source_and_the_named_wallet<F: Fixture>(fixture: &F) {
+async fn a_signed_precheck_spends_its_wallet_then_its_sources_signed_allowance<F: Fixture>(
+    fixture: &F,
+) {
     let store = fixture.fresh().await;
-    let victim = wallet(6);
-    let named =
-        |n: u8, wallet: &Base58Id| FreeCaller { source: source(n), wallet: Some(wallet.clone()) };
-    // Source 1 names the victim's wallet: both spent.
+    let wallet_of = |n| CallerKey::Wallet(wallet(n));
+    // A signed pre-check from source 1: the wallet's allowance, then source 1's signed ones.
+    let signed = FreeCaller::signed(wallet(6), source(1));
+    assert_eq!(store.try_use_both(&signed, at(0)).await, Ok(FreeTierDecision::Allowed { used: 1 }));
+    // The same wallet 1 ms later, from source 2: its own interval refuses; source 2 untouched.
+    let elsewhere = FreeCaller::signed(wallet(6), source(2));
+    assert_eq!(store.try_use_both(&elsewhere, at(1)).await, Ok(FreeTierDecision::TooSoon));
     assert_eq!(
-        store.try_use_both(&named(1, &victim), at(0)).await,
+        store.try_use(&CallerKey::SignedSourceIp(source(2)), at(2)).await,
+        Ok(FreeTierDecision::Allowed { used: 1 }),
+        "a wallet's refusal did not spend the source's signed allowance"
+    );
+    // Unsigned pre-checks of a source never touch a wallet, and signed ones never the source's
+    // unsigned allowance.
+    let unsigned = FreeCaller::unsigned(source(1));
+    assert_eq!(
+        store.try_use_both(&unsigned, at(3)).await,
         Ok(FreeTierDecision::Allowed { used: 1 })
     );
-    // Source 2 names it 1 ms later: the wallet refuses (too soon) and source 2 is not spent.
-    assert_eq!(store.try_use_both(&named(2, &victim), at(1)).await, Ok(FreeTierDecision::TooSoon));
-    let own = wallet(7);
+    assert_eq!(store.try_use_both(&unsigned, at(4)).await, Ok(FreeTierDecision::TooSoon));
     assert_eq!(
-        store.try_use_both(&named(2, &own), at(2)).await,
-        Ok(FreeTierDecision::Allowed { used: 1 }),
-        "a wallet's refusal did not spend the source (count or interval)"
+        store.try_use(&wallet_of(6), at(FREE_MIN_INTERVAL_MS)).await,
+        Ok(FreeTierDecision::Allowed { used: 2 }),
+        "the wallet's count is its own signed pre-checks"
     );
-    // Source 2 is now too soon: it refuses and the wallet it names is not touched.
-    let third = wallet(8);
-    assert_eq!(store.try_use_both(&named(2, &third), at(3)).await, Ok(FreeTierDecision::TooSoon));
-    assert_eq!(
-        store.try_use(&CallerKey::Wallet(third), at(4)).await,
-        Ok(FreeTierDecision::Allowed { used: 1 }),
-        "a source's refusal did not spend the wallet"
-    );
-    // No wallet named: the source alone.
-    let anonymous = FreeCaller { source: source(3), wallet: None };
-    assert_eq!(
-        store.try_use_both(&anonymous, at(0)).await,
-        Ok(FreeTierDecision::Allowed { used: 1 })
-    );
-    assert_eq!(store.try_use_both(&anonymous, at(1)).await, Ok(FreeTierDecision::TooSoon));
-    // A source that spent its day can no longer burn a named wallet's allowance.
+    // A source whose signed pre-checks are used up refuses, and gives the wallet's use back.
     let spent = source(4);
-    for n in 0..i64::from(FREE_PER_SOURCE_PER_DAY) {
-        let caller = FreeCaller { source: spent, wallet: None };
-        let decision = store.try_use_both(&caller, at(n * FREE_SOURCE_MIN_INTERVAL_MS)).await;
+    for n in 0..i64::from(FREE_SIGNED_PER_SOURCE_PER_DAY) {
+        let decision = store.try_use(&CallerKey::SignedSourceIp(spent), at(n)).await;
         assert!(matches!(decision, Ok(FreeTierDecision::Allowed { .. })), "{n}: {decision:?}");
     }
-    let later = at(i64::from(FREE_PER_SOURCE_PER_DAY) * FREE_SOURCE_MIN_INTERVAL_MS);
-    let fresh_victim = wallet(9);
+    let later = at(i64::from(FREE_SIGNED_PER_SOURCE_PER_DAY));
+    let fresh = FreeCaller::signed(wallet(9), spent);
+    assert_eq!(store.try_use_both(&fresh, later).await, Ok(FreeTierDecision::DailyCapReached));
     assert_eq!(
-        store
-            .try_use_both(&FreeCaller { source: spent, wallet: Some(fresh_victim.clone()) }, later)
-            .await,
-        Ok(FreeTierDecision::DailyCapReached)
-    );
-    assert_eq!(
-        store.try_use(&CallerKey::Wallet(fresh_victim), later).await,
+        store.try_use(&wallet_of(9), later).await,
         Ok(FreeTierDecision::Allowed { used: 1 }),
-        "the exhausted source left the named wallet untouched"
+        "the refused source gave the wallet's use back (count and interval)"
     );
 }
 
@@ -790,37 +872,47 @@ fn rotating_wallet(n: u32) -> Base58Id {
     Base58Id::parse(&text).unwrap()
 }
 
-async fn one_source_rotating_wallets_gets_the_source_allowance<F: Fixture>(fixture: &F) {
+async fn one_source_gets_its_unsigned_allowance_and_its_signed_one<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
     let farm = source(50);
-    // 300 wallet strings, 5 s apart (the interval never refuses): the day's cap does.
+    // 300 unsigned pre-checks, 5 s apart (the interval never refuses): the day's cap does.
     let mut allowed = 0;
     for n in 0..300u32 {
-        let caller = FreeCaller { source: farm, wallet: Some(rotating_wallet(n)) };
         let now = at(i64::from(n) * FREE_SOURCE_MIN_INTERVAL_MS);
-        if let FreeTierDecision::Allowed { .. } = store.try_use_both(&caller, now).await.unwrap() {
+        let decision = store.try_use_both(&FreeCaller::unsigned(farm), now).await.unwrap();
+        if let FreeTierDecision::Allowed { .. } = decision {
             allowed += 1;
         }
     }
-    assert_eq!(allowed, FREE_PER_SOURCE_PER_DAY, "one source, 300 wallets: the source's allowance");
-    // 300 more at once from another source: the interval allows one.
-    let burst = source(51);
+    assert_eq!(allowed, FREE_PER_SOURCE_PER_DAY, "one source, 300 unsigned: its allowance");
+    // Fresh wallets signing from one source, one a millisecond: the source's signed cap.
     let mut allowed = 0;
-    for n in 300..600u32 {
-        let caller = FreeCaller { source: burst, wallet: Some(rotating_wallet(n)) };
-        if let FreeTierDecision::Allowed { .. } = store.try_use_both(&caller, at(1)).await.unwrap()
+    for n in 0..FREE_SIGNED_PER_SOURCE_PER_DAY + 10 {
+        let caller = FreeCaller::signed(rotating_wallet(n), farm);
+        if let FreeTierDecision::Allowed { .. } =
+            store.try_use_both(&caller, at(i64::from(n))).await.unwrap()
         {
             allowed += 1;
         }
     }
-    assert_eq!(allowed, 1, "300 wallets within one millisecond from one source");
+    assert_eq!(allowed, FREE_SIGNED_PER_SOURCE_PER_DAY, "new wallets buy no more than the cap");
+    // 300 unsigned at once from another source: the interval allows one.
+    let burst = source(51);
+    let mut allowed = 0;
+    for _ in 0..300u32 {
+        let decision = store.try_use_both(&FreeCaller::unsigned(burst), at(1)).await.unwrap();
+        if let FreeTierDecision::Allowed { .. } = decision {
+            allowed += 1;
+        }
+    }
+    assert_eq!(allowed, 1, "300 within one millisecond from one source");
 }
 
 async fn an_ipv6_source_counts_as_its_64<F: Fixture>(fixture: &F) {
     let store = fixture.fresh().await;
     let address =
         |last: u16| IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 2, 0, 0, 0, last));
-    let caller = |last: u16| FreeCaller { source: address(last), wallet: None };
+    let caller = |last: u16| FreeCaller::unsigned(address(last));
     assert_eq!(
         store.try_use_both(&caller(1), at(0)).await,
         Ok(FreeTierDecision::Allowed { used: 1 })
@@ -830,18 +922,16 @@ async fn an_ipv6_source_counts_as_its_64<F: Fixture>(fixture: &F) {
         Ok(FreeTierDecision::TooSoon),
         "same /64"
     );
-    let other = FreeCaller {
-        source: IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 3, 0, 0, 0, 1)),
-        wallet: None,
-    };
+    let other =
+        FreeCaller::unsigned(IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 3, 0, 0, 0, 1)));
     assert_eq!(
         store.try_use_both(&other, at(2)).await,
         Ok(FreeTierDecision::Allowed { used: 1 }),
         "another /64"
     );
-    let mapped = FreeCaller { source: "::ffff:198.51.100.77".parse().unwrap(), wallet: None };
+    let mapped = FreeCaller::unsigned("::ffff:198.51.100.77".parse().unwrap());
     assert_eq!(store.try_use_both(&mapped, at(0)).await, Ok(FreeTierDecision::Allowed { used: 1 }));
-    let plain = FreeCaller { source: source(77), wallet: None };
+    let plain = FreeCaller::unsigned(source(77));
     assert_eq!(
         store.try_use_both(&plain, at(1)).await,
         Ok(FreeTierDecision::TooSoon),

@@ -39,7 +39,7 @@ pub use wire::{
 pub const MAX_PAYMENT_HEADER_BYTES: usize = 16_384;
 /// Standard alphabet, padding optional, canonical trailing bits required: the one base64 rule
 /// for both the header and the transaction inside it.
-const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
+pub(crate) const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
     &STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );

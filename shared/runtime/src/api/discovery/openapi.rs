@@ -28,7 +28,11 @@ the same (two back-to-back fetches, five states). The first answer is 402: pay i
 and repeat the same request with PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). The 200 is a report \
 signed with Ed25519 over its RFC 8785 bytes without `signature`; verify it with the key in GET \
 /criteria whose keyId is signature.key_id. POST /precheck is free and checks the URL policy \
-only. A refused payment's 402 says why in `error` (\"<rule>: <message>\").";
+only. A refused payment's 402 says why in `error` (\"<rule>: <message>\"). A verdict whose \
+answer was lost goes again only to the wallet that paid, signed in: every 402 declares \
+extensions[\"sign-in-with-x\"]; sign it and repeat the request with SIGN-IN-WITH-X (no \
+payment needed). A pre-check naming a wallet spends that wallet's free allowance and must be \
+signed by it the same way.";
 
 /// A price in USDC base units (6 decimals) as USD text with at least two decimals.
 pub(super) fn usd_price(units: u64) -> String {
@@ -88,6 +92,22 @@ fn error_rule(error: ApiError) -> Value {
     rule
 }
 
+/// What `SIGN-IN-WITH-X` does on a paid route.
+const SIGN_IN_PAID: &str = "x402 sign-in-with-x: base64 JSON of the proof answering a 402's extensions[\"sign-in-with-x\"], signed by a Solana wallet; with it the wallet that paid receives its verdict again (same op and URL, within 24 h, at most 3 times), with or without the payment";
+/// What `SIGN-IN-WITH-X` does on the pre-check.
+const SIGN_IN_PRECHECK: &str = "x402 sign-in-with-x: base64 JSON of the proof answering the sign-in challenge (the 402 of a pre-check naming a wallet), signed by that wallet: the pre-check spends the wallet's allowance (100 a UTC day, 5,000 ms apart), which nobody else can";
+
+/// The optional `SIGN-IN-WITH-X` request header, doing `what`.
+fn sign_in_parameter(what: &str) -> Value {
+    json!({
+        "in": "header",
+        "name": "SIGN-IN-WITH-X",
+        "required": false,
+        "description": format!("{what}; at most 16,384 bytes"),
+        "schema": {"type": "string"},
+    })
+}
+
 /// One payment refusal: always 402, with a fresh challenge whose `error` is
 /// `"<rule>: <message>"` in both legs.
 fn refusal_rule(refusal: Refusal) -> Value {
@@ -126,8 +146,9 @@ fn operation(route: Route, method: &Method) -> Value {
                         crate::api::MAX_GET_RESOURCE_URL_BYTES,
                     ),
                     "schema": {"type": "string", "format": "uri"},
-                }]);
+                }, sign_in_parameter(SIGN_IN_PAID)]);
             } else {
+                operation["parameters"] = json!([sign_in_parameter(SIGN_IN_PAID)]);
                 operation["requestBody"] = json!({
                     "required": true,
                     "content": json_content(reference("PaidRequest")),
@@ -137,7 +158,9 @@ fn operation(route: Route, method: &Method) -> Value {
                 "Without a payment: 402 with the challenge (also to a request without a URL, an \
                  indexer's probe). With one ({v2} for v2, {v1} for v1): the URL is vetted free \
                  (400, nothing charged), the payment verified and settled, then the endpoint \
-                 fetched and graded.",
+                 fetched and graded. A payment sent to settlement before (its transaction may be \
+                 public on chain) buys its verdict again only with the payer's SIGN-IN-WITH-X; \
+                 without it, 402 sign_in_as_payer (no payment offered).",
                 v2 = V2_PAYMENT_HEADER.to_ascii_uppercase(),
                 v1 = V1_PAYMENT_HEADER.to_ascii_uppercase(),
             ));
@@ -146,6 +169,7 @@ fn operation(route: Route, method: &Method) -> Value {
             responses.extend(error_responses());
         }
         Route::Precheck => {
+            operation["parameters"] = json!([sign_in_parameter(SIGN_IN_PRECHECK)]);
             operation["requestBody"] =
                 json!({"required": true, "content": json_content(reference("PrecheckRequest"))});
             responses.insert(
@@ -158,7 +182,7 @@ fn operation(route: Route, method: &Method) -> Value {
             responses.insert(
                 "402".into(),
                 challenge_response(
-                    "the free allowance is used (or the last pre-check was under 5,000 ms ago): the challenge of the op's paid route, whose resource names where to pay",
+                    "the free allowance is used (or the last pre-check was under 5,000 ms ago): the challenge of the op's paid route, whose resource names where to pay; or the pre-check names a wallet unsigned (sign_in_as_caller) or its proof was refused: the sign-in challenge, accepts empty",
                 ),
             );
             responses.extend(error_responses());

@@ -407,7 +407,12 @@ fn payment_required_v1() -> Value {
         "properties": {
             "x402Version": {"const": 1},
             "error": {"type": "string", "description": "\"<rule>: <message>\", the same text as the v2 header's error (the rules: x-payment-refusals)"},
-            "accepts": {"type": "array", "minItems": 1, "items": {"type": "object"}},
+            "accepts": {
+                "type": "array",
+                "maxItems": 1,
+                "items": {"type": "object"},
+                "description": "the one offer; empty in a sign-in challenge (sign_in_as_payer, sign_in_as_caller), which offers no payment: sign in with SIGN-IN-WITH-X",
+            },
         },
         "required": ["x402Version", "error", "accepts"],
     })

@@ -7,6 +7,9 @@
 
 use http::StatusCode;
 use payability_core::op::PaidOp;
+use payability_core::payment::siwx::{
+    SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
+};
 use payability_core::payment::x402::{
     DecodedPayment, PaymentRefusal, SettlementResponse, X402Version, decode_payment_payload,
 };
@@ -29,6 +32,10 @@ use crate::telemetry::Telemetry;
 
 /// The `_meta` key of the payment a paid call carries.
 const PAYMENT_META_KEY: &str = "x402/payment";
+
+/// What a paid call presents in `_meta`: its payment and its sign-in proof, each decoded.
+type Presented =
+    (Option<Result<DecodedPayment, PaymentRefusal>>, Option<Result<SignInProof, SignInRefusal>>);
 
 /// The `params` of `tools/call`.
 #[derive(Deserialize)]
@@ -106,6 +113,13 @@ fn payment_of(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
     decode_payment_payload(X402Version::V2, Value::Object(present))
 }
 
+/// The sign-in proof in `_meta["sign-in-with-x"]`: the `SIGN-IN-WITH-X` header's text, decoded
+/// by the header's own rules (anything but a string is malformed).
+fn proof_of(value: &Value) -> Result<SignInProof, SignInRefusal> {
+    let text = value.as_str().ok_or(SignInRefusal::HeaderMalformed)?;
+    decode_proof_header(text.as_bytes())
+}
+
 impl<S: Stores> Service<S> {
     /// `tools/call`: the named tool's result; params of another shape or a tool that is not
     /// ours are a JSON-RPC error.
@@ -123,6 +137,7 @@ impl<S: Stores> Service<S> {
             Some(_) => return Err(RpcError::InvalidParams),
         };
         let payment = params.meta.as_ref().and_then(|meta| meta.get(PAYMENT_META_KEY));
+        let proof = params.meta.as_ref().and_then(|meta| meta.get(SIGN_IN_WITH_X)).map(proof_of);
         Ok(match tool {
             // A free tool never reads a payment: nothing is verified, nothing settled.
             Tool::Criteria => {
@@ -131,20 +146,36 @@ impl<S: Stores> Service<S> {
             Tool::Precheck if payment.is_some() => {
                 ToolResult::of(tool, error(ApiError::PrecheckTakesNoPayment), None)
             }
-            Tool::Precheck => self.precheck_result(arguments, request).await,
+            Tool::Precheck => self.precheck_result(arguments, proof, request).await,
             Tool::Paid(op) => {
-                self.paid_result(op, arguments, payment.map(payment_of), request).await
+                let presented = (payment.map(payment_of), proof);
+                self.paid_result(op, arguments, presented, request).await
             }
         })
     }
 
     /// The pre-check tool: the signed answer or a closed-form error. A spent allowance is the
     /// refusal as an error naming the paid tool to call instead (no challenge: the official
-    /// client would pay it and retry the pre-check, which takes no payment).
-    async fn precheck_result(&self, arguments: Value, request: &ApiRequest) -> ToolResult {
-        let answer = match self.precheck_answer(arguments, request.source_ip).await {
+    /// client would pay it and retry the pre-check, which takes no payment); a pre-check to
+    /// sign is the sign-in challenge (a v2 `PaymentRequired` offering no payment).
+    async fn precheck_result(
+        &self,
+        arguments: Value,
+        proof: Option<Result<SignInProof, SignInRefusal>>,
+        request: &ApiRequest,
+    ) -> ToolResult {
+        let answer = match self.precheck_answer(arguments, proof, request).await {
             Ok(answer) => json_response(StatusCode::OK, &answer),
             Err(PrecheckStop::Error(refused)) => error(refused),
+            Err(PrecheckStop::SignIn { refusal }) => {
+                match self.precheck_sign_in(refusal, request) {
+                    Ok(challenge) => {
+                        json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.v2)
+                            .with_rule(refusal.rule())
+                    }
+                    Err(refused) => refused,
+                }
+            }
             Err(PrecheckStop::Exhausted { op, refusal }) => {
                 let body = json!({
                     "error": {"rule": refusal.rule(), "message": refusal.message()},
@@ -162,7 +193,7 @@ impl<S: Stores> Service<S> {
         &self,
         op: PaidOp,
         arguments: Value,
-        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+        (payment, proof): Presented,
         request: &ApiRequest,
     ) -> ToolResult {
         let tool = Tool::Paid(op);
@@ -190,6 +221,7 @@ impl<S: Stores> Service<S> {
             resource_url,
             call: CallStyle::Mcp,
             payment,
+            proof,
             house: self.is_house(&request.headers),
             base_url,
         };

@@ -20,7 +20,7 @@ use super::Payment;
 use super::delivery::Delivery;
 use super::stop::Stop;
 use crate::budget::{Budget, EARLY_FETCH_LEASE, EARLY_FETCH_LEASE_BOUND};
-use crate::store::{Base58Id, EarlyFetchLease};
+use crate::store::{Base58Id, EarlyFetchLease, UrlBinding};
 use crate::verdict::Fetched;
 
 impl<S: Stores> Service<S> {
@@ -31,17 +31,18 @@ impl<S: Stores> Service<S> {
         route: PaidOp,
         target: &TargetUrl,
         payment: &Payment,
+        url: &UrlBinding,
         payer: Option<Base58Id>,
         budget: &Budget,
     ) -> Result<(Delivery, Option<Fetched>), Stop> {
         let Some(wallet) = payer.clone() else {
-            return Ok((self.settle(payment, payer, budget).await?, None));
+            return Ok((self.settle(payment, payer, url, budget).await?, None));
         };
         let now = (self.clock)();
         let until = UtcMillis(now.0.saturating_add(EARLY_FETCH_LEASE.as_millis() as i64));
         let lease = EarlyFetchLease { payer: wallet, holder: payment.id, until };
         let leased = AtomicBool::new(false);
-        let settle = self.settle(payment, payer, budget);
+        let settle = self.settle(payment, payer, url, budget);
         let early = async {
             if !self.lease(&lease, now).await {
                 return None;

@@ -11,11 +11,13 @@ mod delivery;
 mod early;
 mod identifier;
 mod settlement;
+mod sign_in;
 mod stop;
 
 use payability_core::challenge::{OwnChallenge, requirements_v1, requirements_v2};
 use payability_core::op::PaidOp;
 use payability_core::payment::receipt::did_web;
+use payability_core::payment::siwx::{ProvenWallet, SignInProof, SignInRefusal};
 use payability_core::payment::x402::{
     DecodedPayment, PaymentRefusal, Requirements, SettlementResponse, X402Version,
     check_v2_accepted,
@@ -29,7 +31,7 @@ use crate::budget::Budget;
 use crate::rules::{ApiError, Refusal};
 use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
-    Retry, StoredClaim, UrlBinding, UtcDay,
+    Retry, StoredClaim, UrlBinding, UtcDay, UtcMillis,
 };
 use delivery::Delivery;
 use stop::{Stop, store_failed};
@@ -49,6 +51,9 @@ pub(in crate::api) struct PurchaseRequest {
     /// The payment presented, decoded by the transport from its own encoding (a refusal is
     /// answered here, where the offer is known); None without one.
     pub(in crate::api) payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    /// The sign-in proof presented (x402 sign-in-with-x), decoded by the transport; None
+    /// without one.
+    pub(in crate::api) proof: Option<Result<SignInProof, SignInRefusal>>,
     /// The request carries the house credential: no payment, `house: true`.
     pub(in crate::api) house: bool,
     /// The API's public base URL as this request reaches it: the `did:web` DID its
@@ -89,7 +94,7 @@ pub(super) struct Payment {
 impl<S: Stores> Service<S> {
     /// Our challenge for an offer, carrying `refusal`'s rule and message in both legs.
     pub(in crate::api) fn offered(&self, offer: &Offer<'_>, refusal: Refusal) -> PurchaseOutcome {
-        Stop::offer(refusal).answer(|refusal| self.challenge(offer, &refusal.error_text()))
+        Stop::offer(refusal).answer(|refusal| self.challenge(offer, refusal))
     }
 
     /// Carries one purchase to its outcome.
@@ -116,9 +121,12 @@ impl<S: Stores> Service<S> {
             call: request.call,
             receipt_did: receipt_did.as_deref(),
         };
-        match self.paid_flow(&offer, request.target, request.payment, &budget).await {
+        let presented = Presented { payment: request.payment, proof: request.proof };
+        // On the heap: the flow's future is large, and a debug build polls it deep.
+        let flow = Box::pin(self.paid_flow(&offer, request.target, presented, &budget));
+        match flow.await {
             Ok(outcome) => outcome,
-            Err(stop) => stop.answer(|refusal| self.challenge(&offer, &refusal.error_text())),
+            Err(stop) => stop.answer(|refusal| self.challenge(&offer, refusal)),
         }
     }
 
@@ -127,33 +135,41 @@ impl<S: Stores> Service<S> {
         &self,
         offer: &Offer<'_>,
         target: Option<TargetUrl>,
-        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+        presented: Presented,
         budget: &Budget,
     ) -> Result<PurchaseOutcome, Stop> {
-        let Some(payment) = payment else {
-            return Err(Stop::offer(Refusal::PaymentRequired));
+        let proven = self.proof_of(offer, presented.proof)?;
+        let Some(payment) = presented.payment else {
+            let proven = proven.ok_or(Stop::offer(Refusal::PaymentRequired))?;
+            let target = target.ok_or(Stop::error(ApiError::UrlMissing))?;
+            let url = self.binding_key.url(&target);
+            let delivery = self.collect(offer.route, &url, &proven).await?;
+            return Ok(self.deliver(offer, &target, delivery, None, budget).await);
         };
         let payment = self.matched(offer, payment)?;
         let target = target.ok_or(Stop::error(ApiError::UrlMissing))?;
         let identifier = identifier::identifier_of(&payment.decoded.payload)?;
         let identifier = identifier.map(|id| self.binding_key.identifier(id));
+        self.id_names_no_other(identifier.as_ref(), &payment).await?;
         let url = self.binding_key.url(&target);
-        let (delivery, early) = match self.first_with(identifier.as_ref(), &payment).await? {
-            Some(first) => (self.first_purchase(&payment, &url, &first).await?, None),
-            None => match self.store.claim_of(&payment.id).await.map_err(store_failed)? {
-                None => {
-                    let payer = self.verify(&payment, budget).await?;
-                    let claim = NewClaim {
-                        id: payment.id,
-                        op: payment.op,
-                        url,
-                        payer: payer.clone(),
-                        identifier,
-                    };
+        let known = self.store.claim_of(&payment.id).await.map_err(store_failed)?;
+        let (delivery, early) = match known {
+            Some(claim) => {
+                (self.known(&payment, &url, claim, proven.as_ref(), budget).await?, None)
+            }
+            None => match self.verify(&payment, budget).await {
+                Ok(payer) => {
+                    let id = payment.id;
+                    let claim =
+                        NewClaim { id, op: payment.op, url, payer: payer.clone(), identifier };
                     self.claim(&claim).await?;
-                    self.settle_and_fetch(offer.route, &target, &payment, payer, budget).await?
+                    self.settle_and_fetch(offer.route, &target, &payment, &url, payer, budget)
+                        .await?
                 }
-                Some(claim) => (self.known(&payment, &url, claim, budget).await?, None),
+                Err(refused) => {
+                    let known = self.claimed_meanwhile(&payment, &url, proven.as_ref(), budget);
+                    (known.await.unwrap_or(Err(refused))?, None)
+                }
             },
         };
         Ok(self.deliver(offer, &target, delivery, early, budget).await)
@@ -203,105 +219,125 @@ impl<S: Stores> Service<S> {
     /// Claims a verified payment (marker `verified`) for its op and called URL, with its
     /// payer and identifier; a concurrent claim of the same payment won: this request stops,
     /// the other one carries it; another payment took the identifier meanwhile: this one is
-    /// not settled, the first one answers for the identifier.
+    /// not settled (409 identifier conflict).
     async fn claim(&self, claim: &NewClaim) -> Result<(), Stop> {
         let now = (self.clock)();
         match self.store.claim(claim, now).await.map_err(store_failed)? {
             ClaimOutcome::Claimed => Ok(()),
             ClaimOutcome::AlreadyClaimed => Err(Stop::error(ApiError::PaymentInFlight)),
-            ClaimOutcome::IdentifierTaken => Err(Stop::error(ApiError::PaymentIdentifierPending)),
+            ClaimOutcome::IdentifierTaken => Err(Stop::error(ApiError::PaymentIdentifierConflict)),
         }
     }
 
-    /// The payment the identifier names when it is another one than this (the first payment
-    /// sent with the id); None without an id, for a new id, or when it names this payment.
-    async fn first_with(
+    /// A `payment-identifier` id names one payment: the id of another payment (the first sent
+    /// with it, claimed less than 24 h ago) is 409 `payment_identifier_conflict`, before any
+    /// call to the facilitator. Without an id, a new id or this payment's own: nothing.
+    async fn id_names_no_other(
         &self,
         identifier: Option<&IdentifierBinding>,
         payment: &Payment,
-    ) -> Result<Option<PaymentId>, Stop> {
+    ) -> Result<(), Stop> {
         let Some(identifier) = identifier else {
-            return Ok(None);
+            return Ok(());
         };
         let first = self.store.identified(identifier, (self.clock)()).await;
-        Ok(first.map_err(store_failed)?.filter(|first| *first != payment.id))
+        match first.map_err(store_failed)? {
+            Some(first) if first != payment.id => {
+                Err(Stop::error(ApiError::PaymentIdentifierConflict))
+            }
+            _ => Ok(()),
+        }
     }
 
-    /// Another payment sent with the identifier of a first one: never verified nor settled;
-    /// answered as the first purchase stands (its verdict again, within the resume rules).
-    async fn first_purchase(
+    /// After `/verify` did not pass: a concurrent request carrying this payment may have
+    /// claimed it meanwhile (and settled it), so the claim is read again; one that appeared
+    /// answers as that known payment. None when there is still no claim (or it cannot be
+    /// read): the refusal stands.
+    async fn claimed_meanwhile(
         &self,
         payment: &Payment,
         url: &UrlBinding,
-        first: &PaymentId,
-    ) -> Result<Delivery, Stop> {
-        let now = (self.clock)();
-        let claim = self.store.claim_of(first).await.map_err(store_failed)?;
-        let claim = claim.ok_or(Stop::error(ApiError::PaymentIdentifierPending))?;
-        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
-            return Err(Stop::error(ApiError::PaymentIdentifierConflict));
-        }
-        let in_flight = now.0 < claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
-        let delivered = match claim.marker {
-            ClaimMarker::NotSettled => {
-                let not_settled = Stop::offer(Refusal::NotSettled);
-                return Err(not_settled.with_failed_settlement(payment.decoded.version));
-            }
-            ClaimMarker::Delivered => true,
-            ClaimMarker::Settled if !in_flight => false,
-            _ => return Err(Stop::error(ApiError::PaymentIdentifierPending)),
-        };
-        self.resume(first, payment, url, now, delivered)
-            .await
-            .map_err(|_| Stop::error(ApiError::PaymentIdentifierConflict))
+        proven: Option<&ProvenWallet>,
+        budget: &Budget,
+    ) -> Option<Result<Delivery, Stop>> {
+        let claim = self.store.claim_of(&payment.id).await.ok()??;
+        Some(self.known(payment, url, claim, proven, budget).await)
     }
 
-    /// A payment this service has seen before: the answer its claim's marker calls for.
-    /// A claim without a URL binding (written before bindings were kept) is taken as bound to
-    /// this URL; the store resumes it only from `settled`.
+    /// A payment this service has seen before: the answer its claim's marker calls for. What
+    /// does not depend on who asks is answered to anyone, whatever op and URL they name:
+    /// `not_settled`; in flight (younger than 30 s and not delivered yet: its first request
+    /// may still be carrying it). A `verified` payment was never sent to `/settle`, so its
+    /// bytes are still only its payer's: taken over. Once `/settle` was called the transaction
+    /// may be public on chain, so its verdict (settled, delivered, or found on chain) goes only
+    /// to a request signed in by the payer ([`Self::payer_of`]); to anyone else, the sign-in
+    /// challenge. A claim without a URL binding (written before bindings were kept) is taken
+    /// as bound to this URL; the store resumes it only from `settled`.
     async fn known(
         &self,
         payment: &Payment,
         url: &UrlBinding,
         claim: StoredClaim,
+        proven: Option<&ProvenWallet>,
         budget: &Budget,
     ) -> Result<Delivery, Stop> {
         let now = (self.clock)();
-        if claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url) {
+        let in_flight = now.0 < claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
+        let elsewhere = claim.op != payment.op || claim.url.is_some_and(|bound| bound != *url);
+        let payer = self.payer_of(&claim, proven);
+        match claim.marker {
+            ClaimMarker::NotSettled => {
+                return Err(Stop::offer(Refusal::NotSettled)
+                    .with_failed_settlement(payment.decoded.version));
+            }
+            ClaimMarker::Delivered => {}
+            _ if in_flight => return Err(Stop::error(ApiError::PaymentInFlight)),
+            ClaimMarker::Verified if elsewhere => {
+                return Err(Stop::error(ApiError::PaymentAlreadyUsed));
+            }
+            ClaimMarker::Verified => return self.settle(payment, claim.payer, url, budget).await,
+            ClaimMarker::Settling | ClaimMarker::Settled => {}
+        }
+        let payer = payer.ok_or(Stop::offer(Refusal::SignInAsPayer))?;
+        if elsewhere {
             return Err(Stop::error(ApiError::PaymentAlreadyUsed));
         }
-        let in_flight_until = claim.claimed_at.0.saturating_add(IN_FLIGHT_MS);
+        let retry = Retry { id: payment.id, op: payment.op, url: *url };
+        let version = payment.decoded.version;
         match claim.marker {
-            ClaimMarker::Delivered => self.resume(&payment.id, payment, url, now, true).await,
-            ClaimMarker::NotSettled => {
-                Err(Stop::offer(Refusal::NotSettled)
-                    .with_failed_settlement(payment.decoded.version))
+            ClaimMarker::Settling => {
+                let delivery = self.resolve(payment, claim.payer, url, budget).await?;
+                self.spend(payer, now).await?;
+                Ok(delivery)
             }
-            _ if now.0 < in_flight_until => Err(Stop::error(ApiError::PaymentInFlight)),
-            ClaimMarker::Verified => self.settle(payment, claim.payer, budget).await,
-            ClaimMarker::Settling => self.resolve(payment, claim.payer, budget).await,
-            ClaimMarker::Settled => self.resume(&payment.id, payment, url, now, false).await,
+            marker => {
+                self.spend(payer, now).await?;
+                self.resume(&retry, version, now, marker == ClaimMarker::Delivered).await
+            }
         }
     }
 
-    /// Another delivery of the verdict of the settled payment `claim` (this payment, or the
-    /// first one sent with its identifier): one conditional write, at most
+    /// Another delivery of the verdict of a settled payment: one conditional write, at most
     /// [`crate::store::MAX_RESUMES`] times per payment; refused: 409 already used.
     async fn resume(
         &self,
-        claim: &PaymentId,
-        payment: &Payment,
-        url: &UrlBinding,
-        now: payability_core::report::UtcMillis,
+        retry: &Retry,
+        version: X402Version,
+        now: UtcMillis,
         delivered: bool,
     ) -> Result<Delivery, Stop> {
-        let retry = Retry { id: *claim, op: payment.op, url: *url };
-        let resumed = self.store.resume(&retry, now);
-        match resumed.await.map_err(store_failed)? {
+        match self.store.resume(retry, now).await.map_err(store_failed)? {
             ResumeOutcome::Resumed { tx, payer } => {
-                Ok(Delivery::resumed(*claim, tx, payer, payment.decoded.version, delivered))
+                Ok(Delivery::resumed(retry.id, tx, payer, version, delivered))
             }
             ResumeOutcome::Refused => Err(Stop::error(ApiError::PaymentAlreadyUsed)),
         }
     }
+}
+
+/// What a purchase request presents besides its target: a payment, a sign-in proof, either or
+/// neither.
+struct Presented {
+    payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    proof: Option<Result<SignInProof, SignInRefusal>>,
 }

@@ -10,7 +10,7 @@ use super::{Budget, Payment};
 use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
 use crate::payment::solana_rpc::{Landing, find_landing};
 use crate::rules::{ApiError, Refusal};
-use crate::store::{AdvanceOutcome, Base58Id, Counter, Transition};
+use crate::store::{AdvanceOutcome, Base58Id, Counter, SettledPurchase, Transition, UrlBinding};
 
 /// How long the chain lookup of an unknown settlement may take.
 pub const LANDING_LOOKUP_BOUND: std::time::Duration = std::time::Duration::from_secs(3);
@@ -47,6 +47,7 @@ impl<S: Stores> Service<S> {
         &self,
         payment: &Payment,
         payer: Option<Base58Id>,
+        url: &UrlBinding,
         budget: &Budget,
     ) -> Result<Delivery, Stop> {
         let facilitator =
@@ -72,8 +73,9 @@ impl<S: Stores> Service<S> {
             }
         };
         let Settled { transaction, payer: settled_payer, response } = settled;
-        self.record_settlement(payment, &transaction).await;
-        Ok(Delivery::fresh(payment.id, transaction, payer.or(settled_payer), response))
+        let payer = payer.or(settled_payer);
+        self.record_settlement(payment, &transaction, payer.as_ref(), url).await;
+        Ok(Delivery::fresh(payment.id, transaction, payer, response))
     }
 
     /// A `settling` claim whose outcome was not learnt: the chain says whether a
@@ -83,6 +85,7 @@ impl<S: Stores> Service<S> {
         &self,
         payment: &Payment,
         payer: Option<Base58Id>,
+        url: &UrlBinding,
         budget: &Budget,
     ) -> Result<Delivery, Stop> {
         let Some(rpc_url) = &self.config.solana_rpc_url else {
@@ -96,7 +99,7 @@ impl<S: Stores> Service<S> {
             .map_err(|_| Stop::error(ApiError::SettlementOutcomeUnknown))?;
         match landing {
             Landing::Landed { signature: tx, failed: false } => {
-                let settled = Transition::Settled(tx.clone());
+                let settled = self.settled(payment, &tx, payer.as_ref(), url);
                 match self.store.advance(&payment.id, &settled).await.map_err(store_failed)? {
                     AdvanceOutcome::Advanced => {
                         let version = payment.decoded.version;
@@ -122,12 +125,33 @@ impl<S: Stores> Service<S> {
     /// Records a settlement with its claim (settling -> settled). Money moved, so a store
     /// failure here never withholds the verdict: the claim stays `settling` and a retry
     /// would find the transaction on chain.
-    async fn record_settlement(&self, payment: &Payment, tx: &Base58Id) {
-        let settled = Transition::Settled(tx.clone());
+    async fn record_settlement(
+        &self,
+        payment: &Payment,
+        tx: &Base58Id,
+        payer: Option<&Base58Id>,
+        url: &UrlBinding,
+    ) {
+        let settled = self.settled(payment, tx, payer, url);
         if !matches!(self.store.advance(&payment.id, &settled).await, Ok(AdvanceOutcome::Advanced))
         {
             tracing::error!(rule = "settlement_unrecorded", "a settled claim is still settling");
         }
+    }
+
+    /// The move to `settled` with transaction `tx`, mapping the payer's purchase of this op
+    /// and URL to this payment when the payer is known (what a signed-in payer collects).
+    fn settled(
+        &self,
+        payment: &Payment,
+        tx: &Base58Id,
+        payer: Option<&Base58Id>,
+        url: &UrlBinding,
+    ) -> Transition {
+        let at = (self.clock)();
+        let binding = |payer| self.binding_key.purchase(payer, payment.op, url);
+        let purchase = payer.map(|payer| SettledPurchase { binding: binding(payer), at });
+        Transition::Settled { tx: tx.clone(), purchase }
     }
 }
 

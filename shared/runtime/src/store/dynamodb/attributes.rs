@@ -51,3 +51,11 @@ pub(super) fn read_number<T: FromStr>(item: &Item, name: &str) -> Result<T, Stor
 pub(super) fn epoch_seconds(millis: i64) -> i64 {
     millis.div_euclid(1_000)
 }
+
+/// 128 random bits as hex: one write attempt's identity, so that a write the SDK retried
+/// after its answer was lost recognises itself.
+pub(super) fn random_token() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|_| StoreError::Unavailable)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

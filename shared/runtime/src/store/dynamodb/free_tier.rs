@@ -32,33 +32,30 @@ impl FreeTier for DynamoStore {
         })
     }
 
-    /// The source first; then the wallet; a wallet refusal gives the source's use back.
+    /// The first counter, then the second; a refusal by the second gives the first's use back.
     async fn try_use_both(
         &self,
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
         // Both keys before anything is spent: no early return between the two spends.
-        let source = caller.source_key();
-        let source_key = source.key_on(now)?;
-        let wallet = caller.wallet_key().map(|w| w.key_on(now).map(|key| (w, key))).transpose()?;
-        let (used, previous_last_ms) = match self.spend(&source, &source_key, now).await? {
+        let first = &caller.first;
+        let first_key = first.key_on(now)?;
+        let then = caller.then.as_ref().map(|c| c.key_on(now).map(|key| (c, key))).transpose()?;
+        let (used, previous_last_ms) = match self.spend(first, &first_key, now).await? {
             Spend::Allowed { used, previous_last_ms } => (used, previous_last_ms),
             Spend::Refused(decision) => return Ok(decision),
         };
-        let Some((wallet, wallet_key)) = wallet else {
+        let Some((then, then_key)) = then else {
             return Ok(FreeTierDecision::Allowed { used });
         };
-        let refused = match self.spend(&wallet, &wallet_key, now).await {
+        let refused = match self.spend(then, &then_key, now).await {
             Ok(Spend::Allowed { .. }) => return Ok(FreeTierDecision::Allowed { used }),
             Ok(Spend::Refused(decision)) => Ok(decision),
             Err(error) => Err(error),
         };
-        if self.give_back(&source_key, now, previous_last_ms).await.is_err() {
-            tracing::warn!(
-                rule = "free_tier_give_back_failed",
-                "a source's use was not given back"
-            );
+        if self.give_back(&first_key, now, previous_last_ms).await.is_err() {
+            tracing::warn!(rule = "free_tier_give_back_failed", "a first use was not given back");
         }
         refused
     }

@@ -12,6 +12,7 @@ mod free_tier;
 mod fx;
 mod ledger;
 mod metrics;
+mod nonces;
 mod payments;
 mod tables;
 

@@ -6,24 +6,30 @@
 //!
 //! A `payment-identifier` id is an item of the same table, keyed by its binding
 //! ([`IdentifierBinding::key`]), naming the claim key of the payment first claimed with it,
-//! with its claim time and TTL; claim and mapping are one `TransactWriteItems`.
+//! with its claim time and TTL; claim and mapping are one `TransactWriteItems`. So is a
+//! payer's purchase ([`PurchaseBinding::key`]), naming its latest settled payment, written
+//! with the move to `settled` in one `TransactWriteItems`.
 
-use aws_sdk_dynamodb::types::{Put, ReturnValue, TransactWriteItem};
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, Put, ReturnValue, TransactWriteItem, Update};
 
 use super::DynamoStore;
 use super::attributes::{
-    Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number, read_text, text,
+    Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, random_token, read_number, read_text,
+    text,
 };
 use super::errors::{Conditional, Transacted, conditional, unavailable};
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, EarlyFetchLease,
     IN_FLIGHT_MS, IdentifierBinding, MAX_RESUMES, NewClaim, PaymentClaims, PaymentId,
-    ResumeOutcome, Retry, StoreError, StoredAttributes, StoredClaim, Transition, UtcMillis,
+    PurchaseBinding, ResumeOutcome, Retry, StoreError, StoredAttributes, StoredClaim, Transition,
+    UtcMillis,
 };
 
 impl PaymentClaims for DynamoStore {
     async fn claim(&self, claim: &NewClaim, now: UtcMillis) -> Result<ClaimOutcome, StoreError> {
-        let token = claim_token()?;
+        let token = random_token()?;
         let expires_at = number(epoch_seconds(now.0.saturating_add(CLAIM_TTL_MS)));
         let mut item: Item = [
             (KEY, text(claim.id.key())),
@@ -156,6 +162,30 @@ impl PaymentClaims for DynamoStore {
         PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
     }
 
+    async fn purchase_of(
+        &self,
+        purchase: &PurchaseBinding,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let stored = self
+            .client
+            .get_item()
+            .table_name(&self.tables.payments)
+            .set_key(Some(key_of(purchase.key())))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let Some(item) = stored.item else {
+            return Ok(None);
+        };
+        let settled_at: i64 = read_number(&item, "settled_at_ms")?;
+        if settled_at <= now.0.saturating_sub(CLAIM_TTL_MS) {
+            return Ok(None);
+        }
+        PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
+    }
+
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
         let Some(item) = self.stored_claim(id).await? else {
             return Ok(None);
@@ -172,32 +202,54 @@ impl PaymentClaims for DynamoStore {
         .map(Some)
     }
 
-    /// One conditional `UpdateItem`: `SET marker` (and `payment_tx`) if `marker = from`.
+    /// One conditional `UpdateItem`: `SET marker` (and `payment_tx`) if `marker = from`; with
+    /// a purchase mapping, that update and the mapping's `Put` in one `TransactWriteItems`.
     async fn advance(
         &self,
         id: &PaymentId,
         transition: &Transition,
     ) -> Result<AdvanceOutcome, StoreError> {
-        let mut update = self
-            .client
-            .update_item()
+        let Moved { expression, names, values } = Moved::of(transition);
+        let condition = "#marker = :from";
+        let Some(purchase) = transition.purchase() else {
+            let update = self
+                .client
+                .update_item()
+                .table_name(&self.tables.payments)
+                .set_key(Some(key_of(id.key())))
+                .update_expression(expression)
+                .condition_expression(condition)
+                .set_expression_attribute_names(Some(names))
+                .set_expression_attribute_values(Some(values));
+            return Ok(match conditional(update.send().await)? {
+                Conditional::Written(_) => AdvanceOutcome::Advanced,
+                Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
+            });
+        };
+        let update = Update::builder()
             .table_name(&self.tables.payments)
             .set_key(Some(key_of(id.key())))
-            .condition_expression("#marker = :from")
-            .expression_attribute_names("#marker", "marker")
-            .expression_attribute_values(":to", text(transition.to().as_str()))
-            .expression_attribute_values(":from", text(transition.from().as_str()));
-        update = match transition.tx() {
-            Some(tx) => update
-                .update_expression("SET #marker = :to, #tx = :tx")
-                .expression_attribute_names("#tx", "payment_tx")
-                .expression_attribute_values(":tx", text(tx.as_str())),
-            None => update.update_expression("SET #marker = :to"),
-        };
-        Ok(match conditional(update.send().await)? {
-            Conditional::Written(_) => AdvanceOutcome::Advanced,
-            Conditional::ConditionFailed => AdvanceOutcome::NotAtMarker,
-        })
+            .update_expression(expression)
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let mapping = Put::builder()
+            .table_name(&self.tables.payments)
+            .item(KEY, text(purchase.binding.key()))
+            .item("payment", text(id.key()))
+            .item("settled_at_ms", number(purchase.at.0))
+            .item(TTL_ATTRIBUTE, number(epoch_seconds(purchase.at.0.saturating_add(CLAIM_TTL_MS))))
+            .build()
+            .map_err(|_| StoreError::Corrupt)?;
+        let update = TransactWriteItem::builder().update(update).build();
+        let mapping = TransactWriteItem::builder().put(mapping).build();
+        match self.transact_two(update, mapping).await? {
+            Transacted::Written => Ok(AdvanceOutcome::Advanced),
+            Transacted::Cancelled([true, _]) => Ok(AdvanceOutcome::NotAtMarker),
+            Transacted::Cancelled(_) => Err(StoreError::Unavailable),
+        }
     }
 
     /// One conditional `ADD resumes 1`: same op and URL binding, settled (out of flight) or
@@ -246,6 +298,33 @@ impl PaymentClaims for DynamoStore {
     }
 }
 
+/// The update of a marker move: its expression and attributes (`payment_tx` too when the move
+/// records a transaction), the same in an `UpdateItem` and in a transaction's `Update`.
+struct Moved {
+    expression: &'static str,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl Moved {
+    fn of(transition: &Transition) -> Self {
+        let mut names = HashMap::from([("#marker".to_owned(), "marker".to_owned())]);
+        let mut values = HashMap::from([
+            (":to".to_owned(), text(transition.to().as_str())),
+            (":from".to_owned(), text(transition.from().as_str())),
+        ]);
+        let expression = match transition.tx() {
+            Some(tx) => {
+                names.insert("#tx".to_owned(), "payment_tx".to_owned());
+                values.insert(":tx".to_owned(), text(tx.as_str()));
+                "SET #marker = :to, #tx = :tx"
+            }
+            None => "SET #marker = :to",
+        };
+        Self { expression, names, values }
+    }
+}
+
 impl DynamoStore {
     /// After a failed condition: Claimed if the stored claim carries our token (our own
     /// first attempt, retried by the SDK), else AlreadyClaimed. Read only to tell them apart.
@@ -270,15 +349,7 @@ impl DynamoStore {
     }
 }
 
-/// Which items of a cancelled claim transaction failed their condition ([claim, mapping]);
 /// A string attribute that may be absent.
 fn optional_text<'a>(item: &'a Item, name: &str) -> Result<Option<&'a str>, StoreError> {
     item.get(name).map(|_| read_text(item, name)).transpose()
-}
-
-/// 128 random bits as hex: one claim attempt's identity.
-fn claim_token() -> Result<String, StoreError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|_| StoreError::Unavailable)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
