@@ -21,6 +21,8 @@ with PAYMENT-SIGNATURE.
         proof by that payer, made with the SDK's create_siwx_payload of a fresh 402.
     --siwx   SDK mode: the SDK's sign-in-with-x client extension (create_siwx_client_extension)
         with the buyer's key: on a 402 it signs in first and pays only if that is refused.
+    --caller-self   the body {"url": TARGET, "caller": <the buyer's wallet>}: with --url
+        .../precheck and --siwx, the SDK signs the pre-check of its own allowance.
     --payment-id ID   the x402 payment-identifier extension: the SDK's own
         append_payment_identifier_to_extensions in a before-payment hook (it adds the id only
         when the 402 declares the extension, and refuses a malformed id); with --hand the id
@@ -458,6 +460,9 @@ def main() -> int:
                          "buyer's key (it signs in before paying when a 402 declares it)")
     ap.add_argument("--sign-in", action="store_true",
                     help="with --replay-last: sign in as the saved payer (SIGN-IN-WITH-X)")
+    ap.add_argument("--caller-self", action="store_true",
+                    help="with --target: the body also names the buyer's own wallet as caller "
+                         "(a pre-check of its own allowance)")
     ap.add_argument("--timeout", type=float, default=20.0)
     args = ap.parse_args()
 
@@ -467,17 +472,20 @@ def main() -> int:
         return replay_mode(args).emit()
     if not args.url or not args.rpc:
         ap.error("--url and --rpc are required")
+    kp = sp.keypair_from_seed_hex(args.keypair_seed_hex)
     if args.body is not None:
         request_body = args.body.encode()
     elif args.target is not None:
-        request_body = json.dumps({"url": args.target}).encode()
+        fields = {"url": args.target}
+        if args.caller_self:
+            fields["caller"] = str(kp.pubkey())
+        request_body = json.dumps(fields).encode()
     else:
         ap.error("--target or --body is required")
     tampering = any(v is not None for v in (args.amount, args.destination, args.memo, args.fee_payer,
                                             args.echo_memo)) or args.no_memo
     if tampering and not (args.v1 or args.hand):
         ap.error("tampering options need --v1 or --hand")
-    kp = sp.keypair_from_seed_hex(args.keypair_seed_hex)
     if sum((args.v1, args.hand, args.sdk_v1)) > 1:
         ap.error("choose one of --v1, --hand, --sdk-v1")
     if args.v1 or args.hand:

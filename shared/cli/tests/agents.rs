@@ -3,8 +3,10 @@
 //! Python client, x402 on PyPI) and quickstart.mjs (the official npm client, @x402/fetch +
 //! @x402/svm) each discover the paid route from `/.well-known/x402` or `/openapi.json`, pay
 //! it (`GET /check?url=`, `POST /memo {url}`), and verify the signed report against
-//! `/criteria` with none of our code (and refuse one altered after it was paid); a payment on wrong terms is refused with its rule id in
-//! the v2 `PAYMENT-REQUIRED` header, where @x402/core's client reads it; and the discovery
+//! `/criteria` with none of our code (and refuse one altered after it was paid); the npm client
+//! whose answer was lost gets its verdict again by signing in (@x402/extensions'
+//! sign-in-with-x), without paying again; a payment on wrong terms is refused with its rule id
+//! in the v2 `PAYMENT-REQUIRED` header, where @x402/core's client reads it; and the discovery
 //! harness (tests/e2e/discovery/run.mjs: @agentcash/discovery, x402-conformance, the bazaar
 //! extension) finds no error. The world (fixtures, serve, seller) is `support/world.rs`.
 //!
@@ -126,6 +128,20 @@ fn the_official_npm_client_finds_pays_post_memo_and_verifies_the_report() {
     let (line, ran) = npm_quickstart(&world, &["--tamper-report"]);
     assert_altered_report_fails(&line, &ran);
     assert_eq!((world.target.hits(), &world.fixture_calls()["settled"]), (6, &json!(3)));
+}
+
+#[test]
+fn the_npm_client_whose_answer_was_lost_signs_in_with_x402_extensions_and_pays_once() {
+    let world = world();
+    let (line, ran) = npm_quickstart(&world, &["--op", "check", "--sign-in-again"]);
+    assert_paid_and_verified(&world, &line, &ran, ["/.well-known/x402", "check", "POPULATED"]);
+    assert_eq!(
+        line["signed_in_again"],
+        json!({"status": 200, "valid": true, "sent_payment": false, "sent_sign_in": true}),
+        "@x402/extensions' wrapFetchWithSIWx got the verdict again by signing in: {ran}"
+    );
+    assert_eq!(world.fixture_calls()["settled"], 1, "one settlement: {ran}");
+    assert_eq!(world.target.hits(), 2, "fetched for each delivery");
 }
 
 #[test]

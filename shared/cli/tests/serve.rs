@@ -97,25 +97,76 @@ fn free_routes_answer_closed_form_and_paid_routes_say_do_not_pay_without_a_facil
 fn a_precheck_is_signed_and_metered_and_never_fetches() {
     let server = Server::start(&[]);
     let keys = trusted(&server);
-    let caller = "So11111111111111111111111111111111111111112";
-    let body = json!({"url": "https://seller.example/x", "caller": caller, "op": "memo"});
+    let body = json!({"url": "https://seller.example/x", "op": "memo"});
     let (status, answer) = server.json("POST", "/precheck", &[], &body);
     assert_eq!(status, 200, "{answer}");
     assert!(verify_signed(&answer, &keys).is_ok());
     assert_eq!((answer["in_policy"].clone(), answer["op"].clone()), (json!(true), json!("memo")));
     assert!(answer.get("state").is_none() && answer.get("factors").is_none());
-    let refused = json!({"url": "ftp://seller.example/", "caller": "So11111111111111111111111111111111111111113"});
-    // Every pre-check also spends its source's allowance (5,000 ms apart): this one comes
+    // Every unsigned pre-check spends its source's allowance (5,000 ms apart): this one comes
     // from the same loopback source, so it waits out the interval.
     std::thread::sleep(std::time::Duration::from_millis(5_100));
+    let refused = json!({"url": "ftp://seller.example/"});
     let (_, answer) = server.json("POST", "/precheck", &[], &refused);
     assert_eq!(
         (answer["in_policy"].clone(), answer["refusal"]["rule"].clone()),
         (json!(false), json!("scheme_not_http"))
     );
-    // The same caller again within 5,000 ms: the allowance answers (no payments: 503).
+    // The same source again within 5,000 ms: the allowance answers (no payments: 503).
     let (status, again) = server.json("POST", "/precheck", &[], &body);
     assert_eq!((status, again["error"]["rule"].as_str()), (503, Some("payments_unavailable")));
+    server.stop();
+}
+
+/// The buyer of the signed pre-checks (a throwaway key).
+const SIGNER_SEED_HEX: &str = "0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e";
+
+/// The official Python SDK (buyer.py's SDK mode) with its sign-in-with-x client extension
+/// pre-checking `url` for its own wallet (`caller`); returns its JSON line.
+fn signed_precheck(server: &Server, url: &str) -> Value {
+    let (python, dir) = support::world::fixtures();
+    let mut command = std::process::Command::new(python);
+    command.arg(format!("{dir}/buyer.py")).args([
+        "--url",
+        &format!("{}/precheck", server.base),
+        "--target",
+        url,
+        "--caller-self",
+        "--siwx",
+        "--keypair-seed-hex",
+        SIGNER_SEED_HEX,
+        "--rpc",
+        &format!("http://127.0.0.1:{}", closed_port()),
+    ]);
+    let ran = support::world::run_bounded(command, std::time::Duration::from_secs(60));
+    ran.last_json().unwrap_or_else(|| panic!("buyer.py printed no JSON line: {ran}"))
+}
+
+#[test]
+fn the_official_clients_signed_precheck_is_answered_while_a_stranger_keeps_naming_its_wallet() {
+    let server = Server::start(&[]);
+    let keys = trusted(&server);
+    let url = "https://seller.example/x";
+    let first = signed_precheck(&server, url);
+    assert_eq!((first["status"].as_u64(), first["signed_in"].as_bool()), (Some(200), Some(true)));
+    assert!(first["payment_header"].is_null(), "a pre-check pays nothing: {first}");
+    assert!(verify_signed(&first["body"], &keys).is_ok(), "{first}");
+    let wallet = first["payer"].as_str().expect("the buyer's wallet").to_owned();
+    // A stranger naming the wallet spends nothing of it: the sign-in challenge, every time.
+    for _ in 0..5 {
+        let named = json!({"url": url, "caller": wallet});
+        let (status, answer) = server.json("POST", "/precheck", &[], &named);
+        assert_eq!(status, 402, "{answer}");
+        assert!(answer["error"].as_str().unwrap().starts_with("sign_in_as_caller: "), "{answer}");
+        assert_eq!(answer["accepts"], json!([]), "no payment offered: {answer}");
+    }
+    // The wallet's own interval: within 5,000 ms of its last, its allowance answers (503
+    // here: no payments); after it, the signed pre-check is answered again.
+    let soon = signed_precheck(&server, url);
+    assert_eq!(soon["status"], 503, "{soon}");
+    std::thread::sleep(std::time::Duration::from_millis(5_100));
+    let later = signed_precheck(&server, url);
+    assert_eq!((later["status"].as_u64(), later["signed_in"].as_bool()), (Some(200), Some(true)));
     server.stop();
 }
 

@@ -5,7 +5,7 @@
 //
 //   node quickstart.mjs --base URL --target URL --rpc URL --buyer-seed-hex HEX
 //       [--op memo|check] [--discovery auto|well-known|openapi] [--refuse amount|other-route-memo]
-//       [--method POST|GET] [--tamper-report] [--modules DIR] [--timeout S]
+//       [--method POST|GET] [--tamper-report] [--sign-in-again] [--modules DIR] [--timeout S]
 //
 // 1. Discover what to call, knowing only --base: `GET <base>/.well-known/x402` (the paid
 //    resources) names the op's route; else `GET <base>/openapi.json` (the path whose POST
@@ -24,6 +24,12 @@
 // settled, transaction, error}. Exit 0 when the answer is 200 and the report verifies, 1
 // otherwise, 2 on bad arguments. --tamper-report (for tests) changes the paid report's `state`
 // before verifying it, which must then fail.
+//
+// --sign-in-again (a client whose answer was lost): once the verdict is verified, asks the same
+// route again through @x402/extensions' wrapFetchWithSIWx (sign-in-with-x) with the same
+// wallet and no payment wrapper: the 402 declares sign-in-with-x, the client signs in, and the
+// verdict comes back without a second payment. The line then also has `signed_in_again`:
+// {status, valid, sent_payment, sent_sign_in}.
 //
 // --refuse presents a payment on wrong terms through the same client (a payment policy edits
 // the offer before it is signed): `amount` pays one atomic unit less than asked,
@@ -52,6 +58,7 @@ const { values: args } = parseArgs({
     discovery: { type: "string", default: "auto" },
     refuse: { type: "string" },
     "tamper-report": { type: "boolean", default: false },
+    "sign-in-again": { type: "boolean", default: false },
     modules: { type: "string" },
     timeout: { type: "string", default: "30" },
   },
@@ -81,9 +88,10 @@ const TIMEOUT_MS = Number(args.timeout) * 1000;
 
 // ------------------------------------------------------------------ the packages
 // In an agent's own project these are plain imports (`npm install @x402/fetch @x402/svm
-// @solana/kit canonicalize`):
+// @x402/extensions @solana/kit canonicalize`):
 //   import { wrapFetchWithPayment, x402Client, x402HTTPClient } from "@x402/fetch";
 //   import { ExactSvmScheme } from "@x402/svm/exact/client";
+//   import { wrapFetchWithSIWx } from "@x402/extensions/sign-in-with-x";
 //   import { createKeyPairSignerFromPrivateKeyBytes } from "@solana/kit";
 //   import canonicalize from "canonicalize";
 // Here they are installed by scripts/test into target/test-deps/agents (pinned by
@@ -130,6 +138,7 @@ async function load(name, subpath = ".") {
 
 const { wrapFetchWithPayment, x402Client, x402HTTPClient } = await load("@x402/fetch");
 const { ExactSvmScheme } = await load("@x402/svm", "./exact/client");
+const { wrapFetchWithSIWx } = await load("@x402/extensions", "./sign-in-with-x");
 const { createKeyPairSignerFromPrivateKeyBytes } = await load("@solana/kit");
 const { default: canonicalize } = await load("canonicalize");
 const CLIENT = `@x402/fetch ${packageJson("@x402/fetch").version} + @x402/svm ${packageJson("@x402/svm").version} (npm)`;
@@ -243,17 +252,19 @@ async function main(out) {
     afterPayment.push({ settleResponse: ctx.settleResponse, paymentRequired: ctx.paymentRequired });
   });
 
-  const fetchWithPayment = wrapFetchWithPayment(fetch, client);
-  const signal = AbortSignal.timeout(TIMEOUT_MS);
-  const answer =
-    args.method === "GET"
-      ? await fetchWithPayment(`${found.route}?url=${encodeURIComponent(args.target)}`, { method: "GET", signal })
-      : await fetchWithPayment(found.route, {
+  // The op's request, through `fetcher` (GET with the query, or POST with the JSON body).
+  const ask = (fetcher) => {
+    const signal = AbortSignal.timeout(TIMEOUT_MS);
+    return args.method === "GET"
+      ? fetcher(`${found.route}?url=${encodeURIComponent(args.target)}`, { method: "GET", signal })
+      : fetcher(found.route, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ url: args.target }),
           signal,
         });
+  };
+  const answer = await ask(wrapFetchWithPayment(fetch, client));
   out.status = answer.status;
   const text = await answer.text();
   let body = null;
@@ -298,7 +309,23 @@ async function main(out) {
   out.valid = verdict.valid;
   out.key_id = verdict.keyId;
   out.error = verdict.why;
-  return out.valid;
+  if (!out.valid || !args["sign-in-again"]) return out.valid;
+
+  // The same request again, signed in by the same wallet, no payment wrapper.
+  const sent = { payment: false, signIn: false };
+  const recording = (input, init) => {
+    const headers = new Headers(input instanceof Request ? input.headers : init?.headers);
+    sent.payment ||= headers.has("payment-signature") || headers.has("x-payment");
+    sent.signIn ||= headers.has("sign-in-with-x");
+    return fetch(input, init);
+  };
+  const again = await ask(wrapFetchWithSIWx(recording, signer));
+  const againBody = await again.json().catch(() => null);
+  const againVerdict = again.status === 200 && againBody ? verifyReport(againBody, criteria) : { valid: false };
+  out.signed_in_again = {
+    status: again.status, valid: againVerdict.valid, sent_payment: sent.payment, sent_sign_in: sent.signIn,
+  };
+  return againVerdict.valid && !sent.payment && sent.signIn;
 }
 
 const out = {

@@ -34,6 +34,7 @@ mod basics;
 mod day0;
 mod early_fetch;
 mod free_tier;
+mod hostile_proofs;
 mod http_conventions;
 mod identifiers;
 mod kill_points;

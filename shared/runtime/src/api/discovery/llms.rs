@@ -31,7 +31,8 @@ pub(super) fn llms_txt(base: &Base) -> String {
          - A GET whose URL (path and query) is over {get_bytes} bytes is refused free \
          (`url_too_long_for_get`): its paid retry would not pass an API gateway; use POST.\n\
          - `POST {precheck}` with `{{\"url\", \"op\"?, \"caller\"?}}`: free, the URL policy only \
-         (no fetch; 100 a day, 5,000 ms apart).\n\
+         (no fetch; 100 a day, 5,000 ms apart, per source; a `caller` wallet's own 100 when the \
+         wallet signs the pre-check, `SIGN-IN-WITH-X`).\n\
          - `POST {mcp}`: the same as MCP tools (Streamable HTTP, stateless JSON-RPC): \
          `criteria`, `precheck`, and `check` and `memo` paid with x402 v2 in \
          `params._meta[\"x402/payment\"]`.\n\
@@ -43,6 +44,11 @@ pub(super) fn llms_txt(base: &Base) -> String {
          Pay it with any x402 client and repeat the same request with `PAYMENT-SIGNATURE` (v2) \
          or `X-PAYMENT` (v1). A refused payment answers 402 again with `error` \
          \"<rule>: <message>\" in both legs; nothing is charged before the URL is accepted.\n\
+         \n\
+         A verdict whose answer was lost goes again only to the wallet that paid: every 402 \
+         declares x402 `sign-in-with-x` in `extensions`; sign it with that wallet and repeat the \
+         request with `SIGN-IN-WITH-X` (no payment needed; within 24 h, at most 3 times). Re-sent \
+         without it, a settled payment gets 402 `sign_in_as_payer`, which offers no payment.\n\
          \n\
          ## Verify\n\
          \n\
