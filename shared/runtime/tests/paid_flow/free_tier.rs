@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::expect;
 use crate::sign_in::{self, address};
-use crate::world::{Answer, World, with_proof};
+use crate::world::{Answer, MCP, World, mcp_answer, mcp_request, with_proof};
 
 /// A pre-check of the target from `source` with `body` besides the URL.
 async fn precheck(
@@ -115,4 +115,30 @@ async fn a_signed_precheck_is_answered_while_a_stranger_keeps_naming_the_wallet(
     let again = signed_precheck(&world, source(45), &owner).await;
     assert_eq!(again.status, 200, "{again}");
     assert_eq!(world.facilitator.verify_calls(), 0, "a pre-check never pays");
+}
+
+#[tokio::test]
+async fn an_mcp_precheck_is_signed_in_its_meta_and_spends_the_wallets_allowance() {
+    let world = World::start().await;
+    let owner = sign_in::buyer();
+    let precheck = |proof: Option<&str>| {
+        let mut request =
+            mcp_request("precheck", None, &world.target.url(), 7, "mcp-precheck".into());
+        let mut body: Value = serde_json::from_slice(&request.body).unwrap();
+        body["params"]["arguments"]["caller"] = address(&owner).into();
+        request.body = body.to_string().into_bytes();
+        assert_eq!(request.path, MCP);
+        match proof {
+            Some(proof) => with_proof(request, proof),
+            None => request,
+        }
+    };
+    let send = async |request| mcp_answer(world.service.handle(request).await.into_http());
+    let challenge = send(precheck(None)).await;
+    expect::sign_in_challenge(&challenge, "sign_in_as_caller");
+    let proof = sign_in::proof(challenge.header("payment-required").unwrap(), &owner);
+    let signed = send(precheck(Some(&proof))).await;
+    assert_eq!((signed.status, &signed.body["kind"]), (200, &Value::from("precheck")), "{signed}");
+    let replayed = send(precheck(Some(&proof))).await;
+    expect::sign_in_challenge(&replayed, "sign_in_nonce_used");
 }
