@@ -614,6 +614,59 @@ fn verify_accepts_printed_reports_and_rejects_any_changed_byte() {
     }
 }
 
+/// Names a target supplies (a memo report's census lists its challenge's field names) reach
+/// neither view raw: the text view escapes every control, format character and line or
+/// paragraph separator, and JSON escapes them too (`\uXXXX`, the same JSON value: the report
+/// still verifies).
+#[test]
+fn names_a_target_supplies_are_escaped_in_the_text_and_the_json_view() {
+    const PLANTED: [char; 13] = [
+        '\u{1b}',
+        '\u{7f}',
+        '\u{9b}',
+        '\u{85}',
+        '\u{202e}',
+        '\u{2066}',
+        '\u{61c}',
+        '\u{200b}',
+        '\u{200d}',
+        '\u{feff}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{e0041}',
+    ];
+    let plant = |b: &mut Value, h: &mut Value| {
+        for (i, c) in PLANTED.iter().enumerate() {
+            b["accepts"][0][format!("name{i}{c}")] = json!(1);
+            h["accepts"][0][format!("name{i}{c}")] = json!(1);
+        }
+    };
+    let key = key_file();
+    let trusted = [ReportSigner::from_seed(&[7; 32]).descriptor().clone()];
+    for format in ["text", "json"] {
+        let (url, target) =
+            serve(|url| (0..2).map(|_| challenge(url, "pvm_abcdef12", plant)).collect());
+        let output = payability(&["memo", &url, "--format", format], &key);
+        target.join();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let shown = String::from_utf8(output.stdout.clone()).unwrap();
+        let raw: Vec<char> = shown.chars().filter(|c| PLANTED.contains(c)).collect();
+        assert!(raw.is_empty(), "{format}: {raw:?} shown raw in\n{shown}");
+        assert!(shown.contains("name0"), "{format}: the census is shown");
+        if format == "json" {
+            let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert!(verify_signed(&report, &trusted).is_ok(), "the escaped report verifies");
+            let census = &report["factors"]["correlation_census"]["fetch1"]["body"];
+            for (i, c) in PLANTED.iter().enumerate() {
+                assert!(
+                    census.as_array().unwrap().contains(&json!(format!("name{i}{c}"))),
+                    "{c:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     let data = scratch_dir();
