@@ -614,6 +614,54 @@ fn verify_accepts_printed_reports_and_rejects_any_changed_byte() {
     }
 }
 
+/// A key file that lies about its key: `payability verify` names a key by what the key bytes
+/// compute to, never by what the file says, and refuses a descriptor whose key id or
+/// fingerprint is not its key's; no string of the file reaches the terminal raw.
+#[test]
+fn verify_names_a_key_by_its_bytes_and_refuses_a_key_file_that_lies() {
+    let key = key_file();
+    let genuine = ReportSigner::from_seed(&[7; 32]).descriptor().clone();
+    let forger = ReportSigner::from_seed(&[9; 32]);
+    let hostile_id = "payability-\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}\u{9b}31m";
+    // The forger's key, described as (key id, fingerprint): each a report signed by the
+    // forger under that key id, and a key file holding the forger's JWK with those words.
+    let forged = [
+        (genuine.key_id.clone(), genuine.fingerprint.clone()),
+        (forger.descriptor().key_id.clone(), genuine.fingerprint.clone()),
+        (hostile_id.to_owned(), forger.descriptor().fingerprint.clone()),
+        (hostile_id.to_owned(), format!("sha256:{hostile_id}")),
+    ];
+    for (key_id, fingerprint) in forged {
+        let mut report = json!({"op": "check", "checked_at": "2026-12-01T00:00:00.000Z"});
+        let mut envelope = serde_json::to_value(forger.sign(&report)).unwrap();
+        envelope["key_id"] = json!(key_id);
+        report["signature"] = envelope;
+        let path = scratch_dir().join("forged-report.json");
+        std::fs::write(&path, report.to_string()).unwrap();
+        let mut descriptor = serde_json::to_value(forger.descriptor()).unwrap();
+        descriptor["keyId"] = json!(key_id);
+        descriptor["fingerprint"] = json!(fingerprint);
+        for key_input in [descriptor.clone(), json!({"signing_keys": [descriptor]})] {
+            let output = payability(
+                &["verify", path.to_str().unwrap(), "--key", &key_input.to_string()],
+                &key,
+            );
+            let (stdout, stderr) =
+                (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+            assert_eq!(output.status.code(), Some(2), "{key_id}: {stdout} {stderr}");
+            assert!(stdout.is_empty(), "{stdout}");
+            assert!(stderr.contains("key_unreadable"), "{stderr}");
+            for shown in [&stdout, &stderr] {
+                assert!(!shown.contains(&genuine.fingerprint), "{shown}");
+                assert!(
+                    !shown.chars().any(|c| "\u{1b}\u{7}\u{202e}\u{9b}".contains(c)),
+                    "{shown:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Names a target supplies (a memo report's census lists its challenge's field names) reach
 /// neither view raw: the text view escapes every control, format character and line or
 /// paragraph separator, and JSON escapes them too (`\uXXXX`, the same JSON value: the report
