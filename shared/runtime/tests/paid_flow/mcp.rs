@@ -5,6 +5,7 @@
 //! `kill_points.rs`.
 
 use http::{HeaderMap, Method};
+use payability_core::payment::x402::MAX_PAYMENT_PAYLOAD_BYTES;
 use payability_runtime::api::ApiRequest;
 use serde_json::{Value, json};
 
@@ -209,4 +210,40 @@ async fn an_unpaid_call_gets_the_v2_challenge_and_a_paid_one_the_verdict() {
     let over_http = world.buy(Transport::Http, &payment).await;
     assert!(over_http.is_verdict(), "{over_http}");
     expect::paid_once(&world, &payment, &[paid, over_http]);
+}
+
+/// `payment` with a top-level `padding` member that makes its compact JSON `bytes` long.
+fn padded(mut payment: Value, bytes: usize) -> Value {
+    payment["padding"] = json!("");
+    let base = serde_json::to_vec(&payment).unwrap().len();
+    payment["padding"] = json!("x".repeat(bytes - base));
+    assert_eq!(serde_json::to_vec(&payment).unwrap().len(), bytes);
+    payment
+}
+
+/// An MCP payment has the payment header's bound: its JSON (compact, as a header carries it)
+/// at most [`MAX_PAYMENT_PAYLOAD_BYTES`], what a header at the 16,384-byte cap decodes to. A
+/// larger one is refused as a header over the cap is, free, and never reaches `/verify`.
+#[tokio::test]
+async fn an_mcp_payment_is_bounded_as_the_payment_header_is() {
+    let world = World::start().await;
+    let url = world.target.url();
+    // the payment's JSON bytes => refused before /verify
+    let vectors = [
+        (250_000, true),
+        (MAX_PAYMENT_PAYLOAD_BYTES + 1, true),
+        (MAX_PAYMENT_PAYLOAD_BYTES, false),
+    ];
+    for (bytes, refused) in vectors {
+        let payment = world.fresh_payment_via(Transport::Mcp).await;
+        let meta = json!({"x402/payment": padded(payment.payload(), bytes)});
+        let before = world.facilitator.verify_calls();
+        let answer = rpc(&world, &call("check", json!({"url": url}), Some(meta))).await;
+        let forwarded = world.facilitator.verify_calls() - before;
+        let rule = answer["result"]["structuredContent"]["error"]["rule"].as_str();
+        match refused {
+            true => assert_eq!((rule, forwarded), (Some("payment_header_too_large"), 0), "{bytes}"),
+            false => assert_eq!(forwarded, 1, "{bytes}: {answer}"),
+        }
+    }
 }

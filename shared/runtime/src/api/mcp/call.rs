@@ -8,7 +8,7 @@
 use http::StatusCode;
 use payability_core::op::PaidOp;
 use payability_core::payment::x402::{
-    DecodedPayment, PaymentRefusal, SettlementResponse, X402Version, decode_payment_payload,
+    DecodedPayment, PaymentRefusal, SettlementResponse, decode_mcp_payment,
 };
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
@@ -93,19 +93,6 @@ impl ToolResult {
     }
 }
 
-/// The payment in `_meta["x402/payment"]`: a v2 `PaymentPayload` object, decoded without the
-/// top-level members the official client sends as explicit nulls (it dumps its model with
-/// every absent field, `"resource": null`, `"extensions": null`), so that the facilitator
-/// gets what an HTTP client would have sent.
-fn payment_of(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
-    let Value::Object(fields) = value else {
-        return Err(PaymentRefusal::HeaderMalformed);
-    };
-    let present: Map<String, Value> =
-        fields.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
-    decode_payment_payload(X402Version::V2, Value::Object(present))
-}
-
 impl<S: Stores> Service<S> {
     /// `tools/call`: the named tool's result; params of another shape or a tool that is not
     /// ours are a JSON-RPC error.
@@ -133,7 +120,7 @@ impl<S: Stores> Service<S> {
             }
             Tool::Precheck => self.precheck_result(arguments, request).await,
             Tool::Paid(op) => {
-                self.paid_result(op, arguments, payment.map(payment_of), request).await
+                self.paid_result(op, arguments, payment.map(decode_mcp_payment), request).await
             }
         })
     }
