@@ -247,3 +247,48 @@ async fn an_mcp_payment_is_bounded_as_the_payment_header_is() {
         }
     }
 }
+
+/// A browser's `Origin` is checked (the MCP transport's DNS-rebinding rule): no `Origin` (a
+/// non-browser client), the configured public base URL's origin or the request's own base's
+/// is served; any other is 403 `origin_forbidden`, nothing run.
+#[tokio::test]
+async fn a_foreign_browser_origin_is_refused() {
+    let world = World::start().await;
+    let own_base = "https://abc123.execute-api.us-east-1.amazonaws.com/v1";
+    // the Origin header => served
+    let vectors = [
+        (None, true),
+        (Some(crate::world::PUBLIC_BASE_URL), true),
+        (Some("HTTP://127.0.0.1:1"), true),
+        (Some("https://abc123.execute-api.us-east-1.amazonaws.com"), true),
+        (Some("https://evil.example"), false),
+        (Some("null"), false),
+        (Some("http://127.0.0.1:2"), false),
+        (Some("http://localhost:1"), false),
+        (Some("http://127.0.0.1:1/mcp"), false),
+        (Some("https://abc123.execute-api.us-east-1.amazonaws.com.evil.example"), false),
+        (Some(""), false),
+    ];
+    for (origin, served) in vectors {
+        let payment = world.fresh_payment_via(Transport::Mcp).await;
+        let meta = json!({"x402/payment": payment.payload()});
+        let mut request = mcp_post(&call("check", json!({"url": world.target.url()}), Some(meta)));
+        request.public_base_url = Some(own_base.to_owned());
+        if let Some(origin) = origin {
+            request.headers.insert("origin", origin.parse().unwrap());
+        }
+        let before = world.facilitator.verify_calls();
+        let response = world.service.handle(request).await;
+        let ran = world.facilitator.verify_calls() - before;
+        let answer: Value = serde_json::from_slice(response.body()).expect("a JSON answer");
+        let status = response.status().as_u16();
+        match served {
+            true => assert_eq!((status, ran), (200, 1), "{origin:?}: {answer}"),
+            false => assert_eq!(
+                (status, answer["error"]["rule"].as_str(), ran),
+                (403, Some("origin_forbidden"), 0),
+                "{origin:?}: {answer}"
+            ),
+        }
+    }
+}
