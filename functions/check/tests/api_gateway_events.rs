@@ -1,7 +1,9 @@
 //! The `check` function binary as Lambda runs it: started against a loopback stand-in for
-//! the Lambda Runtime API and handed API Gateway HTTP API events. Its unpaid 402 must name
-//! the API's own URL (domain and stage from the request context, the stage prefix taken
-//! off the path) and grade POPULATED there; a seed that is not the pinned key never starts.
+//! the Lambda Runtime API and handed API Gateway HTTP API events, on DynamoDB (the local
+//! server `scripts/test` starts). Its unpaid 402 must name the API's own URL (domain and
+//! stage from the request context, the stage prefix taken off the path) and grade POPULATED
+//! there; a seed that is not the pinned key never starts, nor does a function configured with
+//! the embedded store (it links DynamoDB's alone).
 
 use std::collections::VecDeque;
 use std::process::{Child, Command, Stdio};
@@ -12,6 +14,10 @@ use std::time::Duration;
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::grade::check::grade_check;
 use payability_core::signing::ReportSigner;
+use payability_runtime::store::dynamodb::{
+    DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
+};
+use payability_tests::endpoints::{dynamodb_endpoints, local_sdk_config};
 use payability_tests::standin::{Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
@@ -93,8 +99,31 @@ impl RuntimeApi {
     }
 }
 
-/// Starts the binary against `runtime`, pinned to `pinned_seed`'s public key.
-fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32]) -> Child {
+/// `PAYABILITY_STORE=dynamodb` on fresh tables of the first local DynamoDB-API server, with
+/// the variables that name them and the endpoint.
+fn dynamodb_store() -> Vec<(String, String)> {
+    let (_, endpoint) = dynamodb_endpoints().into_iter().next().expect("a local DynamoDB server");
+    let suffix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let prefix = format!("check-fn-{}-{}-", std::process::id(), suffix.as_nanos());
+    let tables = TableNames::with_prefix(&prefix);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime
+        .block_on(async {
+            let store = DynamoStore::new(&local_sdk_config(&endpoint), tables.clone());
+            create_tables(store.client(), store.tables()).await
+        })
+        .expect("the tables are created");
+    let names = tables.all().map(|(name, _)| name.to_owned());
+    let mut env: Vec<(String, String)> =
+        TABLE_VARIABLES.iter().map(|(variable, _)| variable.to_string()).zip(names).collect();
+    env.push(("PAYABILITY_STORE".to_owned(), "dynamodb".to_owned()));
+    env.push(("AWS_ENDPOINT_URL_DYNAMODB".to_owned(), endpoint));
+    env
+}
+
+/// Starts the binary against `runtime` on `store` (its variables), pinned to
+/// `pinned_seed`'s public key.
+fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32], store: &[(String, String)]) -> Child {
     let dir = std::env::temp_dir().join(format!("payability-check-fn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let seed_file = dir.join("seed");
@@ -117,7 +146,7 @@ fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32]) -> Child {
         .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
         .env("AWS_EC2_METADATA_DISABLED", "true")
         .env("PAYABILITY_OPERATOR_WALLET", WALLET)
-        .env("PAYABILITY_STORE", dir.join("store.sqlite3"))
+        .envs(store.iter().map(|(name, value)| (name, value)))
         .env("PAYABILITY_SIGNING_KEY_FILE", &seed_file)
         .env("PAYABILITY_SIGNING_PUBLIC_KEY", pinned)
         .env("PAYABILITY_FACILITATOR_URL", format!("http://127.0.0.1:{}", closed_port()))
@@ -154,7 +183,7 @@ fn the_unpaid_challenge_names_the_api_url_and_grades_populated() {
     ];
     let events = vectors.iter().map(|((m, p, s), _, _)| event(m, p, s)).collect();
     let runtime = RuntimeApi::start(events);
-    let mut child = start_check(&runtime, SEED);
+    let mut child = start_check(&runtime, SEED, &dynamodb_store());
     for ((method, raw_path, stage), status, url) in vectors {
         let (path, answer) = runtime.next_answer();
         assert!(path.ends_with("/invocation/r-1/response"), "{path}");
@@ -172,12 +201,31 @@ fn the_unpaid_challenge_names_the_api_url_and_grades_populated() {
 #[test]
 fn a_seed_that_is_not_the_pinned_key_never_starts() {
     let runtime = RuntimeApi::start(vec![event("GET", "/v1/check", "v1")]);
-    let child = start_check(&runtime, [0x43; 32]);
+    let child = start_check(&runtime, [0x43; 32], &dynamodb_store());
     let output = child.wait_with_output().unwrap();
     assert!(!output.status.success());
     // The JSON log line (stdout, as Lambda collects it) names the problem in words.
     let log = String::from_utf8_lossy(&output.stdout);
     assert!(log.contains("start-up failed"), "{log}");
     assert!(log.contains("PAYABILITY_SIGNING_PUBLIC_KEY is not the signing seed's"), "{log}");
+    assert!(runtime.answers.try_recv().is_err(), "no invocation was answered");
+}
+
+#[test]
+fn a_function_configured_with_the_embedded_store_never_starts() {
+    let runtime = RuntimeApi::start(vec![event("GET", "/v1/check", "v1")]);
+    let dir = std::env::temp_dir().join(format!("payability-check-fn-{}", std::process::id()));
+    let embedded =
+        [("PAYABILITY_STORE".to_owned(), dir.join("store.sqlite3").display().to_string())];
+    let child = start_check(&runtime, SEED, &embedded);
+    let output = child.wait_with_output().unwrap();
+    assert!(!output.status.success());
+    // One closed-form log line naming the setting, no panic, and no store file.
+    let (log, stderr) =
+        (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(log.contains("start-up failed"), "{log}");
+    assert!(log.contains("PAYABILITY_STORE"), "{log}");
+    assert!(!stderr.contains("panicked") && !log.contains("panicked"), "{stderr}");
+    assert!(!dir.join("store.sqlite3").exists(), "no embedded store was opened");
     assert!(runtime.answers.try_recv().is_err(), "no invocation was answered");
 }

@@ -166,7 +166,8 @@ Exit codes:
   0  the signature is valid (and the report's checked_at inside the key's window)
   1  failed: the signature is malformed, by an unknown key, does not match, or falls
      outside the signing key's published validity window
-  2  refused: the report or the --key input cannot be read, or the command line"
+  2  refused: the report or the --key input cannot be read (a key descriptor whose
+     keyId or fingerprint is not its key's included), or the command line"
     )
 }
 

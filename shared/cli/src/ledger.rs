@@ -11,7 +11,7 @@ use payability_runtime::api::Stores;
 use payability_runtime::clock;
 use payability_runtime::fx::{BackfillSummary, BankOfCanadaValet, backfill_cad};
 use payability_runtime::settings::{Reader, Settings};
-use payability_runtime::startup::{WithStore, open_store};
+use payability_runtime::startup::{DynamoDbOrEmbedded, LinkedStores, StartError, WithStore};
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::{
     Base58Id, Counter, LedgerKey, PaidOp, RefundOutcome, StoreError, UtcDay, UtcMillis,
@@ -55,8 +55,9 @@ pub fn backfill(limit: usize) -> ExitCode {
         return ExitCode::from(EXIT_FAILED);
     };
     let backfill = Backfill { source, limit };
+    let opened = DynamoDbOrEmbedded.open(choice, None, backfill);
     let summary =
-        current_thread_runtime().block_on(open_store(choice, None, backfill)).and_then(|s| s);
+        current_thread_runtime().block_on(opened).and_then(|s| s.map_err(StartError::Store));
     match summary {
         Ok(summary) => {
             let out = json!({"examined": summary.examined, "filled": summary.filled, "still_pending": summary.still_pending});
@@ -140,8 +141,9 @@ pub fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
     }
     let key = LedgerKey::paid(op.into(), &tx);
     let refund = Refund { key: &key, now };
+    let opened = DynamoDbOrEmbedded.open(choice, None, refund);
     let recorded =
-        current_thread_runtime().block_on(open_store(choice, None, refund)).and_then(|r| r);
+        current_thread_runtime().block_on(opened).and_then(|r| r.map_err(StartError::Store));
     match recorded {
         Ok(Recorded::Counted) => {
             println!("{}", json!({"refunded": true, "key": key.as_str()}));

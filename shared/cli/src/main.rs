@@ -2,6 +2,7 @@
 //! binding, verify a signed report, or print the criteria document.
 
 mod demo;
+mod escape;
 mod help;
 mod ledger;
 mod serve;
@@ -284,7 +285,7 @@ fn run_check(args: &TargetArgs, op: PaidOp) -> ExitCode {
     let terminal = std::io::stdout().is_terminal();
     match args.format.unwrap_or(default_format(terminal)) {
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&signed).expect("a report serialises"));
+            println!("{}", escape::json_pretty(&signed));
         }
         Format::Text => {
             let value = serde_json::to_value(&signed).expect("a report serialises");
@@ -319,7 +320,7 @@ fn run_demo() -> ExitCode {
         "check": check.sign(&signer),
         "memo": memo.sign(&signer),
     });
-    println!("{}", serde_json::to_string_pretty(&output).expect("reports serialise"));
+    println!("{}", escape::json_pretty(&output));
     ExitCode::SUCCESS
 }
 
@@ -393,7 +394,7 @@ fn print_criteria() -> ExitCode {
         valid_until: None,
     };
     let document = criteria_document(vec![key]);
-    println!("{}", serde_json::to_string_pretty(&document).expect("the criteria serialise"));
+    println!("{}", escape::json_pretty(&document));
     ExitCode::SUCCESS
 }
 

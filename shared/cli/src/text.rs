@@ -1,9 +1,13 @@
 //! The human view of a signed report: the verdict line, every factor as a checklist grouped
 //! by leg (fetch factors first), the factors that decided the state marked, then where the
 //! signed JSON is. A pure function of the report's JSON, so it reads any revision's report:
-//! factors it does not know are listed last, and `decided_by` is marked when present.
+//! factors it does not know are listed last, and `decided_by` is marked when present. Every
+//! string of the report is shown through [`escape::text`], so none (a census name is a
+//! seller's) can move the cursor, restyle the terminal or reorder the line.
 
 use serde_json::{Map, Value};
+
+use crate::escape;
 
 /// The legs of the checklist, in print order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +97,7 @@ struct Row {
 
 impl Row {
     fn label(&self) -> String {
-        let name = clean(&self.name);
+        let name = escape::text(&self.name);
         match self.fetch {
             Some(n) => format!("{name} (fetch {n}{})", self.detail),
             None => name,
@@ -128,7 +132,8 @@ pub fn render(report: &Value, colour: bool) -> String {
         true => format!("{style}{text}{RESET}"),
         false => text.to_owned(),
     };
-    let text_of = |field: &str| clean(report.get(field).and_then(Value::as_str).unwrap_or(""));
+    let text_of =
+        |field: &str| escape::text(report.get(field).and_then(Value::as_str).unwrap_or(""));
     let op = text_of("op");
     let rows = match report.get("factors").and_then(Value::as_object) {
         Some(factors) if op == "memo" => memo_rows(factors),
@@ -144,8 +149,8 @@ pub fn render(report: &Value, colour: bool) -> String {
         let named: Vec<String> = deciders
             .iter()
             .map(|d| match d.fetch {
-                Some(n) => format!("{} (fetch {n}): {}", clean(&d.name), shown(&d.value)),
-                None => format!("{}: {}", clean(&d.name), shown(&d.value)),
+                Some(n) => format!("{} (fetch {n}): {}", escape::text(&d.name), shown(&d.value)),
+                None => format!("{}: {}", escape::text(&d.name), shown(&d.value)),
             })
             .collect();
         let named = match named.is_empty() {
@@ -316,27 +321,12 @@ fn checkbox(value: &Value) -> &'static str {
 /// A value as printed: strings bare, lists bracketed, anything else as JSON.
 fn shown(value: &Value) -> String {
     match value {
-        Value::String(text) => clean(text),
+        Value::String(text) => escape::text(text),
         Value::Array(items) => {
             format!("[{}]", items.iter().map(shown).collect::<Vec<_>>().join(", "))
         }
-        other => clean(&other.to_string()),
+        other => escape::text(&other.to_string()),
     }
-}
-
-/// The text with every control and bidirectional-formatting character escaped, so that no
-/// report string (a census name is a seller's) can move the cursor or restyle a terminal.
-fn clean(text: &str) -> String {
-    let unsafe_char = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    text.chars()
-        .map(|c| match unsafe_char(c) {
-            true => format!("\\u{{{:04x}}}", u32::from(c)),
-            false => c.to_string(),
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -344,6 +334,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::escape::tests::{hostile_text, raw};
 
     /// A check report of a v2 middleware (challenge in the header only), graded UNCONFIGURED.
     fn check_unconfigured(decided: bool) -> Value {
@@ -563,6 +554,36 @@ mod tests {
         let check = render(&check_unconfigured(false), false);
         assert!(line(&check, "memo_equal").contains("[-] memo_equal"));
         assert!(line(&check, "amount_equal").contains("[ ] amount_equal"));
+    }
+
+    proptest::proptest! {
+        /// Any report, every string of it a target's (names, values, the URL, the verdict
+        /// line, deciding factors), is shown with no escaped character but the view's own
+        /// line breaks and, in colour, its own styles.
+        #[test]
+        fn no_report_string_reaches_the_view_raw(
+            strings in proptest::collection::vec(hostile_text(), 12),
+            memo in proptest::bool::ANY,
+        ) {
+            let s = |i: usize| Value::from(strings[i].clone());
+            let mut report = if memo { memo_not_a_402() } else { check_unconfigured(true) };
+            report["url"] = s(0);
+            report["verdict_line"] = s(1);
+            report["criteria"] = s(2);
+            report["factors"][strings[3].as_str()] = s(4);
+            report["factors"]["status"] = json!([s(5), {"k": s(6)}]);
+            report["decided_by"] = json!({"step": 1, "factors": [
+                {"factor": s(7), "value": s(8)}, {"factor": "fetch_ok", "fetch": 1, "value": s(9)}]});
+            if memo {
+                report["factors"]["fetches"][0][strings[10].as_str()] = s(11);
+                report["factors"]["correlation_census"]["fetch2"]["header"] = json!([s(10), s(11)]);
+            }
+            let plain = render(&report, false);
+            proptest::prop_assert_eq!(raw(&plain, &['\n']), Vec::<char>::new());
+            let coloured = render(&report, true);
+            let unstyled = coloured.replace(BOLD, "").replace(DECIDED, "").replace(RESET, "");
+            proptest::prop_assert_eq!(unstyled, plain);
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! `payability verify`: check a report's Ed25519 signature and name the key that signed it;
-//! when the key comes from a criteria document with a validity window, the report's
-//! `checked_at` must fall inside it (a retired key signs nothing after its `valid_until`).
+//! `payability verify`: check a report's Ed25519 signature and name the key that signed it,
+//! by what the key's bytes compute to (a descriptor whose key id or fingerprint is not its
+//! key's is refused, never believed); when the key comes from a criteria document with a
+//! validity window, the report's `checked_at` must fall inside it (a retired key signs
+//! nothing after its `valid_until`).
 
 use std::process::ExitCode;
 
@@ -9,13 +11,14 @@ use payability_core::signing::{PublicKeyDescriptor, VerifyError, verify_signed};
 use payability_runtime::signing_key::KEY_FILE_VAR;
 use serde_json::Value;
 
-use crate::{EXIT_FAILED, EXIT_REFUSED, print_error};
+use crate::{EXIT_FAILED, EXIT_REFUSED, escape, print_error};
 
 /// Why the trusted keys could not be read (closed form).
 #[derive(Debug, Clone, Copy)]
 enum KeyInputError {
     Unreadable,
     NoKeyFound,
+    NotItsKey,
     NoLocalKey,
 }
 
@@ -27,6 +30,9 @@ impl KeyInputError {
                 "the --key input holds no Ed25519 JWK, key descriptor or criteria document"
                     .to_owned()
             }
+            Self::NotItsKey => "the --key input holds a key descriptor whose keyId or fingerprint \
+                                is not the one its key computes to"
+                .to_owned(),
             Self::NoLocalKey => format!(
                 "no local signing key could be read (the file named by {KEY_FILE_VAR}, else the \
                  default key file): pass --key"
@@ -66,7 +72,9 @@ pub fn run(report_path: &str, key: Option<&str>) -> ExitCode {
         );
         return ExitCode::from(EXIT_FAILED);
     }
-    println!("valid: signed by {} ({})", descriptor.key_id, descriptor.fingerprint);
+    let (key_id, fingerprint) =
+        (escape::text(&descriptor.key_id), escape::text(&descriptor.fingerprint));
+    println!("valid: signed by {key_id} ({fingerprint})");
     ExitCode::SUCCESS
 }
 
@@ -126,43 +134,52 @@ fn local_keys() -> Result<Vec<TrustedKey>, KeyInputError> {
 }
 
 /// Keys from `--key`: inline JSON or a file holding a JWK, a descriptor, or a criteria
-/// document's `signing_keys`.
+/// document's `signing_keys`; every descriptor must say what its key computes to.
 fn keys_from_argument(argument: &str) -> Result<Vec<TrustedKey>, KeyInputError> {
     let value = if argument.trim_start().starts_with('{') {
         serde_json::from_str(argument).map_err(|_| KeyInputError::Unreadable)?
     } else {
         read_json(argument).ok_or(KeyInputError::Unreadable)?
     };
-    let keys = keys_in(&value);
+    let keys = keys_in(&value)?;
     if keys.is_empty() { Err(KeyInputError::NoKeyFound) } else { Ok(keys) }
 }
 
-/// Every key a JSON value carries, with the window a criteria entry gives it.
-fn keys_in(value: &Value) -> Vec<TrustedKey> {
+/// Every key a JSON value carries, with the window a criteria entry gives it, each
+/// descriptor as computed from its key (one whose stated key id or fingerprint differs is
+/// [`KeyInputError::NotItsKey`]).
+fn keys_in(value: &Value) -> Result<Vec<TrustedKey>, KeyInputError> {
     if let Some(list) = value.get("signing_keys").and_then(Value::as_array) {
-        return list.iter().flat_map(keys_in).collect();
+        let mut keys = Vec::new();
+        for entry in list {
+            keys.extend(keys_in(entry)?);
+        }
+        return Ok(keys);
     }
     // A bound that is present must be a timestamp; null or absent is an open end.
     let instant = |field: &str| match value.get(field) {
         None | Some(Value::Null) => Some(None),
         Some(bound) => bound.as_str().and_then(UtcMillis::parse_rfc3339_millis).map(Some),
     };
-    if let Ok(descriptor) = serde_json::from_value::<PublicKeyDescriptor>(value.clone()) {
+    if let Ok(stated) = serde_json::from_value::<PublicKeyDescriptor>(value.clone()) {
         let (Some(valid_from), Some(valid_until)) = (instant("valid_from"), instant("valid_until"))
         else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        let key = TrustedKey { valid_from, valid_until, descriptor };
-        return key.descriptor.verifying_key().map(|_| key).into_iter().collect();
+        let Some(key) = stated.verifying_key() else {
+            return Ok(Vec::new());
+        };
+        let descriptor = PublicKeyDescriptor::of(&key);
+        if (&descriptor.key_id, &descriptor.fingerprint) != (&stated.key_id, &stated.fingerprint) {
+            return Err(KeyInputError::NotItsKey);
+        }
+        return Ok(vec![TrustedKey { valid_from, valid_until, descriptor }]);
     }
     let jwk_only = serde_json::from_value(value.clone()).ok().map(|jwk| PublicKeyDescriptor {
         jwk,
         key_id: String::new(),
         fingerprint: String::new(),
     });
-    jwk_only
-        .and_then(|d| d.verifying_key())
-        .map(|key| TrustedKey::open(PublicKeyDescriptor::of(&key)))
-        .into_iter()
-        .collect()
+    let key = jwk_only.and_then(|d| d.verifying_key());
+    Ok(key.map(|key| TrustedKey::open(PublicKeyDescriptor::of(&key))).into_iter().collect())
 }

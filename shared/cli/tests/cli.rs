@@ -614,6 +614,107 @@ fn verify_accepts_printed_reports_and_rejects_any_changed_byte() {
     }
 }
 
+/// A key file that lies about its key: `payability verify` names a key by what the key bytes
+/// compute to, never by what the file says, and refuses a descriptor whose key id or
+/// fingerprint is not its key's; no string of the file reaches the terminal raw.
+#[test]
+fn verify_names_a_key_by_its_bytes_and_refuses_a_key_file_that_lies() {
+    let key = key_file();
+    let genuine = ReportSigner::from_seed(&[7; 32]).descriptor().clone();
+    let forger = ReportSigner::from_seed(&[9; 32]);
+    let hostile_id = "payability-\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}\u{9b}31m";
+    // The forger's key, described as (key id, fingerprint): each a report signed by the
+    // forger under that key id, and a key file holding the forger's JWK with those words.
+    let forged = [
+        (genuine.key_id.clone(), genuine.fingerprint.clone()),
+        (forger.descriptor().key_id.clone(), genuine.fingerprint.clone()),
+        (hostile_id.to_owned(), forger.descriptor().fingerprint.clone()),
+        (hostile_id.to_owned(), format!("sha256:{hostile_id}")),
+    ];
+    for (key_id, fingerprint) in forged {
+        let mut report = json!({"op": "check", "checked_at": "2026-12-01T00:00:00.000Z"});
+        let mut envelope = serde_json::to_value(forger.sign(&report)).unwrap();
+        envelope["key_id"] = json!(key_id);
+        report["signature"] = envelope;
+        let path = scratch_dir().join("forged-report.json");
+        std::fs::write(&path, report.to_string()).unwrap();
+        let mut descriptor = serde_json::to_value(forger.descriptor()).unwrap();
+        descriptor["keyId"] = json!(key_id);
+        descriptor["fingerprint"] = json!(fingerprint);
+        for key_input in [descriptor.clone(), json!({"signing_keys": [descriptor]})] {
+            let output = payability(
+                &["verify", path.to_str().unwrap(), "--key", &key_input.to_string()],
+                &key,
+            );
+            let (stdout, stderr) =
+                (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+            assert_eq!(output.status.code(), Some(2), "{key_id}: {stdout} {stderr}");
+            assert!(stdout.is_empty(), "{stdout}");
+            assert!(stderr.contains("key_unreadable"), "{stderr}");
+            for shown in [&stdout, &stderr] {
+                assert!(!shown.contains(&genuine.fingerprint), "{shown}");
+                assert!(
+                    !shown.chars().any(|c| "\u{1b}\u{7}\u{202e}\u{9b}".contains(c)),
+                    "{shown:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Names a target supplies (a memo report's census lists its challenge's field names) reach
+/// neither view raw: the text view escapes every control, format character and line or
+/// paragraph separator, and JSON escapes them too (`\uXXXX`, the same JSON value: the report
+/// still verifies).
+#[test]
+fn names_a_target_supplies_are_escaped_in_the_text_and_the_json_view() {
+    const PLANTED: [char; 13] = [
+        '\u{1b}',
+        '\u{7f}',
+        '\u{9b}',
+        '\u{85}',
+        '\u{202e}',
+        '\u{2066}',
+        '\u{61c}',
+        '\u{200b}',
+        '\u{200d}',
+        '\u{feff}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{e0041}',
+    ];
+    let plant = |b: &mut Value, h: &mut Value| {
+        for (i, c) in PLANTED.iter().enumerate() {
+            b["accepts"][0][format!("name{i}{c}")] = json!(1);
+            h["accepts"][0][format!("name{i}{c}")] = json!(1);
+        }
+    };
+    let key = key_file();
+    let trusted = [ReportSigner::from_seed(&[7; 32]).descriptor().clone()];
+    for format in ["text", "json"] {
+        let (url, target) =
+            serve(|url| (0..2).map(|_| challenge(url, "pvm_abcdef12", plant)).collect());
+        let output = payability(&["memo", &url, "--format", format], &key);
+        target.join();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let shown = String::from_utf8(output.stdout.clone()).unwrap();
+        let raw: Vec<char> = shown.chars().filter(|c| PLANTED.contains(c)).collect();
+        assert!(raw.is_empty(), "{format}: {raw:?} shown raw in\n{shown}");
+        assert!(shown.contains("name0"), "{format}: the census is shown");
+        if format == "json" {
+            let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert!(verify_signed(&report, &trusted).is_ok(), "the escaped report verifies");
+            let census = &report["factors"]["correlation_census"]["fetch1"]["body"];
+            for (i, c) in PLANTED.iter().enumerate() {
+                assert!(
+                    census.as_array().unwrap().contains(&json!(format!("name{i}{c}"))),
+                    "{c:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     let data = scratch_dir();

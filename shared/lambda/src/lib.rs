@@ -2,7 +2,8 @@
 //! start the service as `payability serve` does ([`payability_runtime::startup`]), and hand
 //! each API Gateway event to the same handlers `payability serve` uses. A function answers only its own routes, and holds only what
 //! they need: the criteria function has no seed and no store, the metrics function only
-//! the store.
+//! the store; the store is DynamoDB's, the only one a function links
+//! ([`startup::DynamoDbOnly`]).
 
 pub mod signing_key_resource;
 
@@ -16,7 +17,7 @@ use payability_runtime::api::{
 use payability_runtime::clock;
 use payability_runtime::routes::Route;
 use payability_runtime::settings::{Reader, SIGNING_PUBLIC_KEY, Settings};
-use payability_runtime::startup::{self, WithService, WithStore};
+use payability_runtime::startup::{self, DynamoDbOnly, LinkedStores, WithService, WithStore};
 use payability_runtime::store::choice::StoreChoice;
 use signing_key_resource::ResourceRequest;
 
@@ -27,14 +28,14 @@ pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     let function = routes.first().map_or("", |route| route.function());
     let reader = Reader::of_function(function).expect("each route's function reads settings");
     let settings = started(Settings::from_env(reader))?;
-    started(startup::start(&settings, None, None, Serve(routes)).await)?
+    started(startup::start(DynamoDbOnly, &settings, None, None, Serve(routes)).await)?
 }
 
 /// Runs the MCP function: `POST /mcp` (every tool), with the settings it reads.
 pub async fn run_mcp() -> Result<(), lambda_http::Error> {
     init_logs();
     let settings = started(Settings::from_env(Reader::Mcp))?;
-    started(startup::start(&settings, None, None, ServeMcp).await)?
+    started(startup::start(DynamoDbOnly, &settings, None, None, ServeMcp).await)?
 }
 
 /// A start-up step's result; a failure is logged as one line naming the problem (the
@@ -73,7 +74,7 @@ pub async fn run_metrics() -> Result<(), lambda_http::Error> {
     init_logs();
     let settings = started(Settings::from_env(Reader::Metrics))?;
     let choice = started(StoreChoice::from_settings(&settings))?;
-    started(startup::open_store(choice, None, ServeMetrics).await)?
+    started(DynamoDbOnly.open(choice, None, ServeMetrics).await)?
 }
 
 /// Serves `/metrics` from the opened store.

@@ -59,6 +59,8 @@ pub enum ApiError {
     NotCovered,
     /// The route does not answer this method.
     MethodNotAllowed,
+    /// A `POST /mcp` from a browser whose `Origin` is not this service's own.
+    OriginForbidden,
     /// The payment's verdict was delivered as often as it may be, or the payment is for the
     /// other op or another called URL.
     PaymentAlreadyUsed,
@@ -114,6 +116,7 @@ impl ApiError {
             Self::NotFound,
             Self::NotCovered,
             Self::MethodNotAllowed,
+            Self::OriginForbidden,
             Self::PaymentAlreadyUsed,
             Self::PaymentIdentifierInvalid,
             Self::PaymentIdentifierConflict,
@@ -148,6 +151,7 @@ impl ApiError {
             | Self::PrecheckTakesNoPayment => StatusCode::BAD_REQUEST,
             Self::NotFound | Self::NotCovered => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::OriginForbidden => StatusCode::FORBIDDEN,
             Self::PaymentAlreadyUsed | Self::PaymentIdentifierConflict | Self::PaymentInFlight => {
                 StatusCode::CONFLICT
             }
@@ -180,6 +184,7 @@ impl ApiError {
             Self::NotFound => "not_found",
             Self::NotCovered => "not_covered",
             Self::MethodNotAllowed => "method_not_allowed",
+            Self::OriginForbidden => "origin_forbidden",
             Self::PaymentAlreadyUsed => "payment_already_used",
             Self::PaymentIdentifierInvalid => "payment_identifier_invalid",
             Self::PaymentIdentifierConflict => "payment_identifier_conflict",
@@ -224,6 +229,9 @@ impl ApiError {
             Self::NotCovered => "NOT COVERED: this service offers the check and memo ops only",
             Self::MethodNotAllowed => {
                 "this route does not answer this method (see the Allow header)"
+            }
+            Self::OriginForbidden => {
+                "this MCP endpoint serves requests without an Origin header or from its own origin only"
             }
             Self::PaymentAlreadyUsed => "this payment was already used; a payment buys one verdict",
             Self::PaymentIdentifierInvalid => {

@@ -1,7 +1,9 @@
 //! Start-up, once per process (per Lambda cold start), the same for `payability serve` and
 //! every Lambda function: the settings, then the secrets, then the store and the service
 //! ([`start`]). Which store a process opens is decided here and nowhere else
-//! ([`open_store`]).
+//! ([`LinkedStores::open`]), among the stores its binary links: DynamoDB's alone for every
+//! Lambda function ([`DynamoDbOnly`]), DynamoDB's and the embedded SQLite file for `payability`
+//! ([`DynamoDbOrEmbedded`]).
 
 use std::future::Future;
 
@@ -12,10 +14,10 @@ use crate::api::{Service, ServiceError, Stores};
 use crate::clock;
 use crate::http_client;
 use crate::secrets::{self, SecretError};
-use crate::settings::{SettingError, Settings};
+use crate::settings::{STORE, SettingError, Settings};
 use crate::store::StoreError;
 use crate::store::choice::StoreChoice;
-use crate::store::dynamodb::DynamoStore;
+use crate::store::dynamodb::{DynamoStore, TableNames};
 use crate::store::sqlite::SqliteStore;
 
 /// What is done with the opened store, whichever it is.
@@ -79,30 +81,81 @@ pub async fn aws_sdk_config() -> SdkConfig {
     http_client::aws_sdk_loader().load().await
 }
 
-/// Opens the chosen store and hands it to `then`; DynamoDB uses `sdk`, else a configuration
-/// loaded now.
-pub async fn open_store<W: WithStore>(
-    choice: StoreChoice,
-    sdk: Option<&SdkConfig>,
-    then: W,
-) -> Result<W::Output, StoreError> {
-    match choice {
-        StoreChoice::DynamoDb(tables) => {
-            let store = match sdk {
-                Some(sdk) => DynamoStore::new(sdk, tables),
-                None => DynamoStore::new(&aws_sdk_config().await, tables),
-            };
-            Ok(then.with(store).await)
+/// The stores a binary can open. A store a binary cannot open is never instantiated: no
+/// `Service` over it and none of its code (for SQLite, its C library) is in that binary, so
+/// each Lambda function links the store it runs on and no other.
+pub trait LinkedStores {
+    /// Opens the chosen store and hands it to `then`; DynamoDB uses `sdk`, else a
+    /// configuration loaded now.
+    fn open<W: WithStore>(
+        self,
+        choice: StoreChoice,
+        sdk: Option<&SdkConfig>,
+        then: W,
+    ) -> impl Future<Output = Result<W::Output, StartError>>;
+}
+
+/// DynamoDB's store alone: every Lambda function (the embedded store is a setting error).
+#[derive(Debug, Clone, Copy)]
+pub struct DynamoDbOnly;
+
+/// DynamoDB's store or the embedded SQLite file: `payability`.
+#[derive(Debug, Clone, Copy)]
+pub struct DynamoDbOrEmbedded;
+
+/// Why a Lambda function does not start on the embedded store.
+pub const EMBEDDED_NOT_LINKED: SettingError = SettingError {
+    variable: STORE.name(),
+    problem: "names the embedded store (or is unset, which means it), which a Lambda function \
+              does not link: set it to dynamodb",
+};
+
+impl LinkedStores for DynamoDbOnly {
+    async fn open<W: WithStore>(
+        self,
+        choice: StoreChoice,
+        sdk: Option<&SdkConfig>,
+        then: W,
+    ) -> Result<W::Output, StartError> {
+        match choice {
+            StoreChoice::DynamoDb(tables) => Ok(then.with(dynamodb(tables, sdk).await).await),
+            StoreChoice::Embedded(_) => Err(StartError::Setting(EMBEDDED_NOT_LINKED)),
         }
-        StoreChoice::Embedded(path) => Ok(then.with(SqliteStore::open(&path)?).await),
+    }
+}
+
+impl LinkedStores for DynamoDbOrEmbedded {
+    async fn open<W: WithStore>(
+        self,
+        choice: StoreChoice,
+        sdk: Option<&SdkConfig>,
+        then: W,
+    ) -> Result<W::Output, StartError> {
+        match choice {
+            StoreChoice::DynamoDb(tables) => Ok(then.with(dynamodb(tables, sdk).await).await),
+            StoreChoice::Embedded(path) => {
+                let store = SqliteStore::open(&path).map_err(StartError::Store)?;
+                Ok(then.with(store).await)
+            }
+        }
+    }
+}
+
+/// The DynamoDB store on `tables`, its client from `sdk`, else a configuration loaded now.
+async fn dynamodb(tables: TableNames, sdk: Option<&SdkConfig>) -> DynamoStore {
+    match sdk {
+        Some(sdk) => DynamoStore::new(sdk, tables),
+        None => DynamoStore::new(&aws_sdk_config().await, tables),
     }
 }
 
 /// Builds the service from `settings` and hands it to `then`: the configuration
 /// (`default_base_url` stands in for an unset public base URL), the AWS configuration when
 /// a secret or the store needs it, the seed (`local_seed` when the caller has loaded it,
-/// else from Secrets Manager or the key file) and the house token, the store, the service.
+/// else from Secrets Manager or the key file) and the house token, the store (among those
+/// `linked`), the service.
 pub async fn start<W: WithService>(
+    linked: impl LinkedStores,
     settings: &Settings,
     default_base_url: Option<&str>,
     local_seed: Option<[u8; 32]>,
@@ -130,8 +183,8 @@ pub async fn start<W: WithService>(
         }
     };
     let choice = config.store.clone();
-    let built = open_store(choice, sdk.as_ref(), Build { config, seed, then });
-    built.await.map_err(StartError::Store)?.map_err(StartError::Service)
+    let built = linked.open(choice, sdk.as_ref(), Build { config, seed, then });
+    built.await?.map_err(StartError::Service)
 }
 
 /// The service built on the opened store, then handed on.

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 
 use payability_runtime::api::{Service, Stores};
 use payability_runtime::settings::{Reader, Settings};
-use payability_runtime::startup::{self, WithService};
+use payability_runtime::startup::{self, DynamoDbOrEmbedded, WithService};
 use tokio::net::TcpListener;
 
 /// Runs the server until the process is stopped; errors are closed-form lines. Without a
@@ -25,7 +25,9 @@ pub async fn serve(port: u16, local_seed: Option<[u8; 32]>) -> Result<(), String
     let local = listener.local_addr().map_err(|_| "serve: no local address".to_owned())?;
     let settings = Settings::from_env(Reader::Serve).map_err(|e| e.to_string())?;
     let base = format!("http://{local}");
-    let started = startup::start(&settings, Some(&base), local_seed, Accept(listener)).await;
+    let started =
+        startup::start(DynamoDbOrEmbedded, &settings, Some(&base), local_seed, Accept(listener));
+    let started = started.await;
     started.map_err(|e| e.to_string())?
 }
 

@@ -390,7 +390,8 @@ pub const PREVIOUS_SIGNING_KEYS: Var<Vec<payability_core::criteria::SigningKeyEn
 pub const STORE: Var<StoreSetting> = Var {
     about: Setting {
         name: "PAYABILITY_STORE",
-        purpose: "the store: `dynamodb` (the five tables below), else the embedded SQLite file",
+        purpose: "the store: `dynamodb` (the five tables below), else the embedded SQLite file \
+                  (`payability` only: a Lambda function links DynamoDB's store alone)",
         value: "`dynamodb` or a path",
         default: WhenUnset::Means(
             "`$XDG_DATA_HOME/payability/store.sqlite3`, else \

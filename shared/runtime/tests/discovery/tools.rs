@@ -2,12 +2,11 @@
 //! `target/test-deps/discovery`, see `tests/e2e/discovery/README.md`): @x402/extensions'
 //! bazaar (`validateDiscoveryExtensionSpec`, `validateDiscoveryExtension`,
 //! `extractDiscoveryInfo`, `extractDiscoveryInfoV1`) and x402scan's validator
-//! (`validatePaymentRequiredDetailed` of @agentcash/discovery), on both legs. Without Node or
-//! the modules the test says so and checks nothing more (the Rust tests beside it hold the
-//! same rules).
+//! (`validatePaymentRequiredDetailed` of @agentcash/discovery), on both legs. Node or a module
+//! missing fails the test, naming what is missing and how `scripts/test` installs it.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use base64::Engine;
@@ -58,6 +57,8 @@ process.stdin.on("end", () => {
 });
 "#;
 
+/// Where `scripts/test` installs the discovery modules (`PAYABILITY_TEST_DISCOVERY_MODULES`,
+/// which it exports; else its default folder).
 fn modules() -> PathBuf {
     match std::env::var_os("PAYABILITY_TEST_DISCOVERY_MODULES") {
         Some(dir) => PathBuf::from(dir),
@@ -66,19 +67,34 @@ fn modules() -> PathBuf {
     }
 }
 
+/// The modules the script loads, each as the folder its `package.json` is in.
+const MODULES: [&str; 2] = ["@agentcash/discovery", "@x402/extensions"];
+
+/// Fails, naming what is missing and how to install it, unless Node runs and every module of
+/// [`MODULES`] is installed under `modules`.
+fn assert_installed(modules: &Path) {
+    let node = Command::new("node").arg("--version").output();
+    assert!(
+        node.is_ok_and(|o| o.status.success()),
+        "node (Node.js 20.18 or newer) is not on PATH: install it; scripts/test needs it for \
+         these modules and the other npm test dependencies"
+    );
+    for module in MODULES {
+        let manifest = modules.join(module).join("package.json");
+        assert!(
+            manifest.is_file(),
+            "{module} is not installed at {}: scripts/test installs it (npm ci of \
+             tests/e2e/discovery/package-lock.json into target/test-deps/discovery) and exports \
+             PAYABILITY_TEST_DISCOVERY_MODULES; run the test through scripts/test",
+            manifest.display()
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_official_tools_accept_every_402() {
     let modules = modules();
-    let installed = modules.join("@agentcash/discovery/package.json").is_file()
-        && modules.join("@x402/extensions/package.json").is_file();
-    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !installed || !node {
-        println!(
-            "skipped: node or the discovery modules are not installed at {}",
-            modules.display()
-        );
-        return;
-    }
+    assert_installed(&modules);
     let world = World::start().await;
     let mut cases = Vec::new();
     for route in ["/check", "/memo"] {

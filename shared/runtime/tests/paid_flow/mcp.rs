@@ -5,6 +5,7 @@
 //! `kill_points.rs`.
 
 use http::{HeaderMap, Method};
+use payability_core::payment::x402::MAX_PAYMENT_PAYLOAD_BYTES;
 use payability_runtime::api::ApiRequest;
 use serde_json::{Value, json};
 
@@ -211,4 +212,85 @@ async fn an_unpaid_call_gets_the_v2_challenge_and_a_paid_one_the_verdict() {
     let over_http = world.buy_signed(Transport::Http, &payment).await;
     assert!(over_http.is_verdict(), "{over_http}");
     expect::paid_once(&world, &payment, &[paid, unsigned, over_http]);
+}
+
+/// `payment` with a top-level `padding` member that makes its compact JSON `bytes` long.
+fn padded(mut payment: Value, bytes: usize) -> Value {
+    payment["padding"] = json!("");
+    let base = serde_json::to_vec(&payment).unwrap().len();
+    payment["padding"] = json!("x".repeat(bytes - base));
+    assert_eq!(serde_json::to_vec(&payment).unwrap().len(), bytes);
+    payment
+}
+
+/// An MCP payment has the payment header's bound: its JSON (compact, as a header carries it)
+/// at most [`MAX_PAYMENT_PAYLOAD_BYTES`], what a header at the 16,384-byte cap decodes to. A
+/// larger one is refused as a header over the cap is, free, and never reaches `/verify`.
+#[tokio::test]
+async fn an_mcp_payment_is_bounded_as_the_payment_header_is() {
+    let world = World::start().await;
+    let url = world.target.url();
+    // the payment's JSON bytes => refused before /verify
+    let vectors = [
+        (250_000, true),
+        (MAX_PAYMENT_PAYLOAD_BYTES + 1, true),
+        (MAX_PAYMENT_PAYLOAD_BYTES, false),
+    ];
+    for (bytes, refused) in vectors {
+        let payment = world.fresh_payment_via(Transport::Mcp).await;
+        let meta = json!({"x402/payment": padded(payment.payload(), bytes)});
+        let before = world.facilitator.verify_calls();
+        let answer = rpc(&world, &call("check", json!({"url": url}), Some(meta))).await;
+        let forwarded = world.facilitator.verify_calls() - before;
+        let rule = answer["result"]["structuredContent"]["error"]["rule"].as_str();
+        match refused {
+            true => assert_eq!((rule, forwarded), (Some("payment_header_too_large"), 0), "{bytes}"),
+            false => assert_eq!(forwarded, 1, "{bytes}: {answer}"),
+        }
+    }
+}
+
+/// A browser's `Origin` is checked (the MCP transport's DNS-rebinding rule): no `Origin` (a
+/// non-browser client), the configured public base URL's origin or the request's own base's
+/// is served; any other is 403 `origin_forbidden`, nothing run.
+#[tokio::test]
+async fn a_foreign_browser_origin_is_refused() {
+    let world = World::start().await;
+    let own_base = "https://abc123.execute-api.us-east-1.amazonaws.com/v1";
+    // the Origin header => served
+    let vectors = [
+        (None, true),
+        (Some(crate::world::PUBLIC_BASE_URL), true),
+        (Some("HTTP://127.0.0.1:1"), true),
+        (Some("https://abc123.execute-api.us-east-1.amazonaws.com"), true),
+        (Some("https://evil.example"), false),
+        (Some("null"), false),
+        (Some("http://127.0.0.1:2"), false),
+        (Some("http://localhost:1"), false),
+        (Some("http://127.0.0.1:1/mcp"), false),
+        (Some("https://abc123.execute-api.us-east-1.amazonaws.com.evil.example"), false),
+        (Some(""), false),
+    ];
+    for (origin, served) in vectors {
+        let payment = world.fresh_payment_via(Transport::Mcp).await;
+        let meta = json!({"x402/payment": payment.payload()});
+        let mut request = mcp_post(&call("check", json!({"url": world.target.url()}), Some(meta)));
+        request.public_base_url = Some(own_base.to_owned());
+        if let Some(origin) = origin {
+            request.headers.insert("origin", origin.parse().unwrap());
+        }
+        let before = world.facilitator.verify_calls();
+        let response = world.service.handle(request).await;
+        let ran = world.facilitator.verify_calls() - before;
+        let answer: Value = serde_json::from_slice(response.body()).expect("a JSON answer");
+        let status = response.status().as_u16();
+        match served {
+            true => assert_eq!((status, ran), (200, 1), "{origin:?}: {answer}"),
+            false => assert_eq!(
+                (status, answer["error"]["rule"].as_str(), ran),
+                (403, Some("origin_forbidden"), 0),
+                "{origin:?}: {answer}"
+            ),
+        }
+    }
 }

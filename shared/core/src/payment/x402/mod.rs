@@ -37,6 +37,9 @@ pub use wire::{
 /// Largest payment header value we decode, in bytes (a Solana transaction is at most 1,232
 /// bytes, so a real payment is a few KiB of base64).
 pub const MAX_PAYMENT_HEADER_BYTES: usize = 16_384;
+/// Largest payment MCP's `_meta["x402/payment"]` may carry, as compact JSON: what a header at
+/// [`MAX_PAYMENT_HEADER_BYTES`] decodes to (12,288 bytes), so both transports have one bound.
+pub const MAX_PAYMENT_PAYLOAD_BYTES: usize = MAX_PAYMENT_HEADER_BYTES / 4 * 3;
 /// Standard alphabet, padding optional, canonical trailing bits required: the one base64 rule
 /// for both the header and the transaction inside it.
 pub(crate) const PAYMENT_BASE64: GeneralPurpose = GeneralPurpose::new(
@@ -62,7 +65,8 @@ pub struct DecodedPayment {
 /// Why a payment was refused before it reached the facilitator (closed form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PaymentRefusal {
-    /// The header value is longer than [`MAX_PAYMENT_HEADER_BYTES`].
+    /// The header value is longer than [`MAX_PAYMENT_HEADER_BYTES`] (an MCP payment's JSON
+    /// longer than [`MAX_PAYMENT_PAYLOAD_BYTES`]).
     HeaderTooLarge,
     /// The header is not standard base64 of a UTF-8 JSON object with a numeric `x402Version`.
     HeaderMalformed,
@@ -131,7 +135,9 @@ impl PaymentRefusal {
     /// A static, human-readable explanation.
     pub fn message(self) -> &'static str {
         match self {
-            Self::HeaderTooLarge => "the payment header is longer than 16384 bytes",
+            Self::HeaderTooLarge => {
+                "the payment header is longer than 16384 bytes (MCP's x402/payment: its JSON longer than 12288 bytes)"
+            }
             Self::HeaderMalformed => {
                 "the payment is not a JSON object with a numeric x402Version (in a header: base64 of one)"
             }
@@ -233,6 +239,25 @@ pub fn decode_payment_payload(
         .and_then(decode_transaction)
         .ok_or(PaymentRefusal::PayloadMalformed)?;
     Ok(DecodedPayment { version, payload, transaction, accepted })
+}
+
+/// Decodes MCP's `_meta["x402/payment"]`: a v2 `PaymentPayload` object without the top-level
+/// members the official client sends as explicit nulls (it dumps its model with every absent
+/// field, `"resource": null`, `"extensions": null`), so that the facilitator gets what an HTTP
+/// client would have sent, and at most [`MAX_PAYMENT_PAYLOAD_BYTES`] of compact JSON (the
+/// header's bound; [`PaymentRefusal::HeaderTooLarge`] past it); then [`decode_payment_payload`].
+pub fn decode_mcp_payment(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
+    let Value::Object(fields) = value else {
+        return Err(PaymentRefusal::HeaderMalformed);
+    };
+    let present: serde_json::Map<String, Value> =
+        fields.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let present = Value::Object(present);
+    let json = serde_json::to_vec(&present).map_err(|_| PaymentRefusal::HeaderMalformed)?;
+    if json.len() > MAX_PAYMENT_PAYLOAD_BYTES {
+        return Err(PaymentRefusal::HeaderTooLarge);
+    }
+    decode_payment_payload(X402Version::V2, present)
 }
 
 /// Base64 (the one rule) of a Solana wire transaction of at most [`MAX_TRANSACTION_BYTES`].
@@ -624,6 +649,38 @@ mod tests {
             filler += 1;
         }
         assert!(decode_payment_header(X402Version::V1, &encode(&payload)).is_ok());
+    }
+
+    /// An MCP payment: null top-level members dropped, its compact JSON bounded as a header
+    /// at the cap would bound it (the header at the cap decodes to exactly that much JSON).
+    #[test]
+    fn an_mcp_payment_drops_nulls_and_has_the_header_s_bound() {
+        let accepted = json!(issued(&memo_for(PaidOp::Check, NOW.0 + 1)));
+        let payload = v2_payload(accepted);
+        let with_nulls = with(&with(&payload, "/extensions", Some(Value::Null)), "/resource", None);
+        let decoded = decode_mcp_payment(&with_nulls).unwrap();
+        assert_eq!(decoded.payload, with(&payload, "/resource", None), "the null is dropped");
+        let padded = |bytes: usize| {
+            let base = with(&payload, "/padding", Some(json!(""))).to_string().len();
+            with(&payload, "/padding", Some(json!("x".repeat(bytes - base))))
+        };
+        // compact JSON bytes => the refusal
+        let vectors = [
+            (MAX_PAYMENT_PAYLOAD_BYTES, None),
+            (MAX_PAYMENT_PAYLOAD_BYTES + 1, Some(PaymentRefusal::HeaderTooLarge)),
+            (250_000, Some(PaymentRefusal::HeaderTooLarge)),
+        ];
+        for (bytes, refusal) in vectors {
+            let payment = padded(bytes);
+            assert_eq!(payment.to_string().len(), bytes);
+            assert_eq!(decode_mcp_payment(&payment).err(), refusal, "{bytes}");
+        }
+        let at_cap = B64.encode(padded(MAX_PAYMENT_PAYLOAD_BYTES).to_string());
+        assert_eq!(at_cap.len(), MAX_PAYMENT_HEADER_BYTES, "the same bound as the header's");
+        for not_an_object in [json!("junk"), json!([1]), Value::Null] {
+            let refused = decode_mcp_payment(&not_an_object);
+            assert_eq!(refused.err(), Some(PaymentRefusal::HeaderMalformed));
+        }
     }
 
     #[test]

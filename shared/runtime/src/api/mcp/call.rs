@@ -11,7 +11,7 @@ use payability_core::payment::siwx::{
     SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
 };
 use payability_core::payment::x402::{
-    DecodedPayment, PaymentRefusal, SettlementResponse, X402Version, decode_payment_payload,
+    DecodedPayment, PaymentRefusal, SettlementResponse, decode_mcp_payment,
 };
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
@@ -100,19 +100,6 @@ impl ToolResult {
     }
 }
 
-/// The payment in `_meta["x402/payment"]`: a v2 `PaymentPayload` object, decoded without the
-/// top-level members the official client sends as explicit nulls (it dumps its model with
-/// every absent field, `"resource": null`, `"extensions": null`), so that the facilitator
-/// gets what an HTTP client would have sent.
-fn payment_of(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
-    let Value::Object(fields) = value else {
-        return Err(PaymentRefusal::HeaderMalformed);
-    };
-    let present: Map<String, Value> =
-        fields.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
-    decode_payment_payload(X402Version::V2, Value::Object(present))
-}
-
 /// The sign-in proof in `_meta["sign-in-with-x"]`: the `SIGN-IN-WITH-X` header's text, decoded
 /// by the header's own rules (anything but a string is malformed).
 fn proof_of(value: &Value) -> Result<SignInProof, SignInRefusal> {
@@ -148,7 +135,7 @@ impl<S: Stores> Service<S> {
             }
             Tool::Precheck => self.precheck_result(arguments, proof, request).await,
             Tool::Paid(op) => {
-                let presented = (payment.map(payment_of), proof);
+                let presented = (payment.map(decode_mcp_payment), proof);
                 self.paid_result(op, arguments, presented, request).await
             }
         })

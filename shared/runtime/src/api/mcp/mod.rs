@@ -9,18 +9,22 @@
 //! Every request gets HTTP 200 with a JSON-RPC response, errors included (closed form: a code
 //! and a static message, never a received value); a notification (no `id`) gets 202 and no
 //! body. The body cap, the methods (`POST` only: 405 otherwise) and the log line are the
-//! route's, as for every route.
+//! route's, as for every route; a request from a browser on another origin is 403
+//! `origin_forbidden` (the transport's DNS-rebinding rule).
 
 mod call;
 mod tools;
 
 use http::StatusCode;
+use http::header::ORIGIN;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::ApiRequest;
-use super::respond::{ApiResponse, json_response};
+use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
+use crate::base_url::Base;
+use crate::rules::ApiError;
 
 /// The MCP revisions this endpoint speaks, newest first: `initialize` answers the client's
 /// when it is one of them, else the newest.
@@ -116,8 +120,12 @@ fn initialize(params: &Value) -> Value {
 }
 
 impl<S: Stores> Service<S> {
-    /// `POST /mcp`: one JSON-RPC request, answered.
+    /// `POST /mcp`: one JSON-RPC request, answered; a browser's foreign `Origin` is 403
+    /// `origin_forbidden` first.
     pub(super) async fn mcp(&self, request: &ApiRequest) -> ApiResponse {
+        if !self.origin_allowed(request) {
+            return error(ApiError::OriginForbidden);
+        }
         let Ok(message) = serde_json::from_slice::<Value>(&request.body) else {
             return rpc_error(&Value::Null, RpcError::Parse);
         };
@@ -154,5 +162,19 @@ impl<S: Stores> Service<S> {
             },
             _ => rpc_error(&id, RpcError::MethodNotFound),
         }
+    }
+
+    /// The MCP transport's DNS-rebinding rule: a request without `Origin` (not a browser's) is
+    /// served, and one whose `Origin` is this service's own: the configured public base URL's
+    /// origin, or the base the platform reports for this request.
+    fn origin_allowed(&self, request: &ApiRequest) -> bool {
+        let Some(origin) = request.headers.get(ORIGIN) else {
+            return true;
+        };
+        let ours = [&self.config.public_base_url, &request.public_base_url];
+        ours.into_iter()
+            .flatten()
+            .filter_map(|base| Base::parse(base))
+            .any(|base| origin.as_bytes().eq_ignore_ascii_case(base.origin.as_bytes()))
     }
 }
