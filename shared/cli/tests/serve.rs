@@ -513,3 +513,68 @@ fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
     server.stop();
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// Every refusal's log line names its rule, over HTTP and over MCP alike: an MCP tool result
+/// also names the route and status it stands for (the MCP answer itself is 200), so an
+/// operator reading the logs sees a refused MCP payment as what it was. Answers that record no
+/// rule log none. (Without a facilitator a paid tool is refused `payments_unavailable`.)
+#[test]
+fn a_refusal_is_logged_by_its_rule_over_http_and_over_mcp() {
+    let server = Server::start(&[]);
+    let tool_call = |tool: &str, arguments: Value, meta: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments, "_meta": meta}})
+    };
+    let fragment = json!({"url": "https://seller.example/x#top"});
+    // (path, body, the log line's route, status, tool_route, tool_status, rule)
+    type Expected =
+        (&'static str, &'static str, Option<&'static str>, Option<u16>, Option<&'static str>);
+    let cases: Vec<(&str, Value, u16, Expected)> = vec![
+        ("/check", fragment.clone(), 400, ("check", "400", None, None, Some("fragment_in_url"))),
+        (
+            "/mcp",
+            tool_call("memo", fragment.clone(), json!({})),
+            200,
+            ("mcp", "200", Some("memo"), Some(400), Some("fragment_in_url")),
+        ),
+        (
+            "/mcp",
+            tool_call("check", json!({"url": "https://seller.example/x"}), json!({})),
+            200,
+            ("mcp", "200", Some("check"), Some(503), Some("payments_unavailable")),
+        ),
+        (
+            "/mcp",
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            200,
+            ("mcp", "200", None, None, None),
+        ),
+    ];
+    for (path, body, status, _) in &cases {
+        let (answered, answer) = server.json("POST", path, &[], body);
+        assert_eq!(answered, *status, "{path} {body}: {answer}");
+    }
+    let log = server.stop();
+    let lines: Vec<Value> = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["fields"]["message"] == "request")
+        .map(|line| line["fields"].clone())
+        .collect();
+    assert_eq!(lines.len(), cases.len(), "one line per request: {log}");
+    for ((path, body, ..), (line, expected)) in cases.iter().zip(lines.iter().zip(&cases)) {
+        let (route, status, tool_route, tool_status, rule) = expected.3;
+        let read = (
+            line["route"].as_str(),
+            line["status"].to_string(),
+            line["tool_route"].as_str(),
+            line["tool_status"].as_u64().map(|s| s as u16),
+            line["rule"].as_str(),
+        );
+        assert_eq!(
+            read,
+            (Some(route), status.to_owned(), tool_route, tool_status, rule),
+            "{path} {body}: {line}"
+        );
+    }
+}

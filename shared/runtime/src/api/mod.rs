@@ -281,9 +281,11 @@ fn finish(
     response
 }
 
-/// One JSON log line per request: ids, route, status, state, time; never content. The method
-/// is cut to its first 16 bytes (any text is a valid extension method); the path is never
-/// logged, only its route's name; the state is the answer's [`Telemetry`], never its body.
+/// One JSON log line per request: ids, route, status, rule, state, time; never content. The
+/// method is cut to its first 16 bytes (any text is a valid extension method); the path is
+/// never logged, only its route's name; the rule and the state are the answer's
+/// [`Telemetry`], never its body. An MCP tool result also names the route and status it stands
+/// for (`tool_route`, `tool_status`): a refused payment over MCP is logged by its rule.
 fn log_request(
     request: &ApiRequest,
     route: Option<Route>,
@@ -297,12 +299,16 @@ fn log_request(
     while !method.is_char_boundary(cut) {
         cut -= 1;
     }
+    let telemetry = response.telemetry();
     tracing::info!(
         request_id = %request.request_id,
         route = route.map_or("none", Route::name),
         method = &method[..cut],
         status = response.status().as_u16(),
-        state = response.telemetry().state.unwrap_or(""),
+        tool_route = telemetry.stands_for.map(|(tool, _)| tool.name()),
+        tool_status = telemetry.stands_for.map(|(_, status)| status.as_u16()),
+        rule = telemetry.closed_rule(),
+        state = telemetry.state.unwrap_or(""),
         elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "request"
     );

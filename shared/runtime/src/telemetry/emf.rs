@@ -25,7 +25,6 @@ use serde_json::{Map, Value, json};
 
 use super::{Telemetry, Tripwires};
 use crate::routes::Route;
-use crate::rules;
 
 /// The CloudWatch namespace of every metric.
 pub const NAMESPACE: &str = "Payability";
@@ -124,13 +123,6 @@ fn unit(name: &str) -> &'static str {
     METRICS.iter().find(|(n, _)| *n == name).map_or("Count", |(_, unit)| unit)
 }
 
-/// The rule id our own error answer or 402 refusal recorded, as the closed list's own string;
-/// None when the answer recorded none or one outside the list.
-fn rule_of(telemetry: &Telemetry) -> Option<&'static str> {
-    let named = telemetry.rule?;
-    rules::closed().iter().copied().find(|rule| *rule == named)
-}
-
 /// The verdict state of a delivered report, if it is one of the published states.
 fn state_of(telemetry: &Telemetry) -> Option<&'static str> {
     let state = telemetry.state?;
@@ -176,7 +168,7 @@ pub fn object(answered: &Answered<'_>, timestamp_ms: u64) -> Value {
         Some((tool, status)) => (Some(tool), status.as_u16()),
         None => (answered.route, answered.status.as_u16()),
     };
-    let rule = rule_of(telemetry);
+    let rule = telemetry.closed_rule();
     let state = match route.and_then(Route::paid) {
         Some(_) if status == 200 => state_of(telemetry),
         _ => None,

@@ -7,6 +7,7 @@ pub mod emf;
 use http::StatusCode;
 
 use crate::routes::Route;
+use crate::rules;
 
 /// What the log line and the EMF line of an answer read: closed values only (a rule id of
 /// [`crate::rules::ApiError`] or [`crate::rules::Refusal`], a verdict state of the published
@@ -24,6 +25,15 @@ pub struct Telemetry {
     /// The route and status an MCP tool result stands for: its EMF line counts it as that
     /// route's answer (a paid verdict as the paid route's, a pre-check as the pre-check's).
     pub stands_for: Option<(Route, StatusCode)>,
+}
+
+impl Telemetry {
+    /// The rule id the answer recorded, as the closed list's own string; None when it recorded
+    /// none or one outside the list.
+    pub fn closed_rule(&self) -> Option<&'static str> {
+        let named = self.rule?;
+        rules::closed().iter().copied().find(|rule| *rule == named)
+    }
 }
 
 /// The tripwire flags a `/metrics` answer publishes.
