@@ -463,6 +463,40 @@ fn valet() {
     );
 }
 
+fn sign_in_proofs() {
+    use payability_core::payment::siwx::SignInRefusal;
+    use payability_fuzz::targets::siwx_header::{SIGNED, as_json, header_of, verify_header};
+    let signed = header_of(&SIGNED);
+    let text = String::from_utf8(signed.clone()).unwrap();
+    let mut other_wallet = as_json(&SIGNED);
+    other_wallet["address"] = json!(payability_fuzz::fixtures::PAY_TO);
+    let mut stale = as_json(&SIGNED);
+    stale["issuedAt"] = json!("2020-01-01T00:00:00.000Z");
+    let seeds: Vec<(&str, Vec<u8>)> = vec![
+        ("signed", signed.clone()),
+        ("signed-unpadded", text.trim_end_matches('=').as_bytes().to_vec()),
+        ("signed-spaces", format!("  {text}\t").into_bytes()),
+        ("truncated", signed[..signed.len() / 2].to_vec()),
+        ("other-wallet", STANDARD.encode(other_wallet.to_string()).into_bytes()),
+        ("stale", STANDARD.encode(stale.to_string()).into_bytes()),
+        ("not-base64", b"{\"domain\": 1}".to_vec()),
+        ("over-cap", vec![b'A'; 16_385]),
+    ];
+    let verified = |name: &str| {
+        let (_, data) = seeds.iter().find(|(n, _)| *n == name).expect("a seed");
+        verify_header(data).map(|proven| proven.wallet.as_str().to_owned())
+    };
+    // The target's verifying path is reached: the signed seed verifies, the others do not.
+    for name in ["signed", "signed-unpadded", "signed-spaces"] {
+        assert_eq!(verified(name).as_deref(), Ok(SIGNED.address.as_str()), "{name}");
+    }
+    assert_eq!(verified("other-wallet"), Err(SignInRefusal::SignatureInvalid));
+    assert_eq!(verified("stale"), Err(SignInRefusal::NonceUnknown));
+    assert_eq!(verified("truncated"), Err(SignInRefusal::HeaderMalformed));
+    assert_eq!(verified("over-cap"), Err(SignInRefusal::HeaderTooLarge));
+    write("siwx_header", seeds.into_iter().map(|(n, d)| (n.to_owned(), d)).collect());
+}
+
 fn reports() {
     let originals = payability_fuzz::targets::verify_report::originals();
     let mut seeds: Vec<(String, Vec<u8>)> = Vec::new();
@@ -510,5 +544,6 @@ fn write_seeds() {
     rpc();
     bodies();
     valet();
+    sign_in_proofs();
     reports();
 }

@@ -6,6 +6,7 @@ pub mod grade_memo;
 pub mod header_leg;
 pub mod payment_header;
 pub mod request_body;
+pub mod siwx_header;
 pub mod solana_rpc;
 pub mod transaction;
 pub mod url_policy;
