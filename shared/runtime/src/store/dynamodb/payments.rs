@@ -143,23 +143,7 @@ impl PaymentClaims for DynamoStore {
         identifier: &IdentifierBinding,
         now: UtcMillis,
     ) -> Result<Option<PaymentId>, StoreError> {
-        let stored = self
-            .client
-            .get_item()
-            .table_name(&self.tables.payments)
-            .set_key(Some(key_of(identifier.key())))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(unavailable)?;
-        let Some(item) = stored.item else {
-            return Ok(None);
-        };
-        let claimed_at: i64 = read_number(&item, "claimed_at_ms")?;
-        if claimed_at <= now.0.saturating_sub(CLAIM_TTL_MS) {
-            return Ok(None);
-        }
-        PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
+        self.bound_payment(identifier.key(), "claimed_at_ms", now).await
     }
 
     async fn purchase_of(
@@ -167,23 +151,7 @@ impl PaymentClaims for DynamoStore {
         purchase: &PurchaseBinding,
         now: UtcMillis,
     ) -> Result<Option<PaymentId>, StoreError> {
-        let stored = self
-            .client
-            .get_item()
-            .table_name(&self.tables.payments)
-            .set_key(Some(key_of(purchase.key())))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(unavailable)?;
-        let Some(item) = stored.item else {
-            return Ok(None);
-        };
-        let settled_at: i64 = read_number(&item, "settled_at_ms")?;
-        if settled_at <= now.0.saturating_sub(CLAIM_TTL_MS) {
-            return Ok(None);
-        }
-        PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
+        self.bound_payment(purchase.key(), "settled_at_ms", now).await
     }
 
     async fn claim_of(&self, id: &PaymentId) -> Result<Option<StoredClaim>, StoreError> {
@@ -334,13 +302,37 @@ impl DynamoStore {
         Ok(if ours { ClaimOutcome::Claimed } else { ClaimOutcome::AlreadyClaimed })
     }
 
-    /// The stored claim of a payment (a strongly consistent read).
+    /// The stored claim of a payment.
     async fn stored_claim(&self, id: &PaymentId) -> Result<Option<Item>, StoreError> {
+        self.stored_item(id.key()).await
+    }
+
+    /// The payment a binding item (a payment-identifier's, a purchase's) names, while the
+    /// time it was written (its `written` attribute) is within the claim TTL; None when there
+    /// is no item or it has expired.
+    async fn bound_payment(
+        &self,
+        key: String,
+        written: &str,
+        now: UtcMillis,
+    ) -> Result<Option<PaymentId>, StoreError> {
+        let Some(item) = self.stored_item(key).await? else {
+            return Ok(None);
+        };
+        let written_at: i64 = read_number(&item, written)?;
+        if written_at <= now.0.saturating_sub(CLAIM_TTL_MS) {
+            return Ok(None);
+        }
+        PaymentId::parse_key(read_text(&item, "payment")?).map(Some).ok_or(StoreError::Corrupt)
+    }
+
+    /// One item of the payments table (a strongly consistent read).
+    async fn stored_item(&self, key: String) -> Result<Option<Item>, StoreError> {
         let stored = self
             .client
             .get_item()
             .table_name(&self.tables.payments)
-            .set_key(Some(key_of(id.key())))
+            .set_key(Some(key_of(key)))
             .consistent_read(true)
             .send()
             .await
