@@ -84,11 +84,16 @@ pub fn header_of(proof: &SignInProof) -> Vec<u8> {
     STANDARD.encode(as_json(proof).to_string()).into_bytes()
 }
 
-/// A header decoded and verified as the fixture service verifies it, a second after issuing
-/// the fixture challenge.
-pub fn verify_header(data: &[u8]) -> Result<ProvenWallet, SignInRefusal> {
+/// A proof verified as the fixture service verifies it, a second after issuing the fixture
+/// challenge.
+fn verify(proof: &SignInProof) -> Result<ProvenWallet, SignInRefusal> {
     let scope = SignInScope::of(RESOURCE).expect("a URL with a host");
-    verify_proof(&decode_proof_header(data)?, &scope, NOW, &key())
+    verify_proof(proof, &scope, NOW, &key())
+}
+
+/// A header decoded, then verified as [`verify`] does.
+pub fn verify_header(data: &[u8]) -> Result<ProvenWallet, SignInRefusal> {
+    verify(&decode_proof_header(data)?)
 }
 
 pub fn run(data: &[u8]) {
@@ -107,7 +112,7 @@ pub fn run(data: &[u8]) {
     let again = decode_proof_header(&header_of(&proof));
     assert_eq!(again.as_ref(), Ok(&proof), "a re-encoded proof decodes to itself");
 
-    match verify_header(data) {
+    match verify(&proof) {
         Ok(proven) => {
             let original = &*SIGNED;
             assert_eq!(proof.address, original.address, "another wallet's proof verified");

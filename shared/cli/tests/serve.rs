@@ -521,36 +521,35 @@ fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
 #[test]
 fn a_refusal_is_logged_by_its_rule_over_http_and_over_mcp() {
     let server = Server::start(&[]);
-    let tool_call = |tool: &str, arguments: Value, meta: Value| {
+    let tool_call = |tool: &str, arguments: Value| {
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments, "_meta": meta}})
+            "params": {"name": tool, "arguments": arguments}})
     };
     let fragment = json!({"url": "https://seller.example/x#top"});
-    // (path, body, the log line's route, status, tool_route, tool_status, rule)
-    type Expected =
-        (&'static str, &'static str, Option<&'static str>, Option<u16>, Option<&'static str>);
-    let cases: Vec<(&str, Value, u16, Expected)> = vec![
-        ("/check", fragment.clone(), 400, ("check", "400", None, None, Some("fragment_in_url"))),
+    let paid = json!({"url": "https://seller.example/x"});
+    // (path, body, HTTP status, tool_route, tool_status, rule); the line's route is the path's.
+    type Case = (&'static str, Value, u16, Option<&'static str>, Option<u64>, Option<&'static str>);
+    let cases: Vec<Case> = vec![
+        ("/check", fragment.clone(), 400, None, None, Some("fragment_in_url")),
         (
             "/mcp",
-            tool_call("memo", fragment.clone(), json!({})),
+            tool_call("memo", fragment),
             200,
-            ("mcp", "200", Some("memo"), Some(400), Some("fragment_in_url")),
+            Some("memo"),
+            Some(400),
+            Some("fragment_in_url"),
         ),
         (
             "/mcp",
-            tool_call("check", json!({"url": "https://seller.example/x"}), json!({})),
+            tool_call("check", paid),
             200,
-            ("mcp", "200", Some("check"), Some(503), Some("payments_unavailable")),
+            Some("check"),
+            Some(503),
+            Some("payments_unavailable"),
         ),
-        (
-            "/mcp",
-            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-            200,
-            ("mcp", "200", None, None, None),
-        ),
+        ("/mcp", json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), 200, None, None, None),
     ];
-    for (path, body, status, _) in &cases {
+    for (path, body, status, ..) in &cases {
         let (answered, answer) = server.json("POST", path, &[], body);
         assert_eq!(answered, *status, "{path} {body}: {answer}");
     }
@@ -562,19 +561,16 @@ fn a_refusal_is_logged_by_its_rule_over_http_and_over_mcp() {
         .map(|line| line["fields"].clone())
         .collect();
     assert_eq!(lines.len(), cases.len(), "one line per request: {log}");
-    for ((path, body, ..), (line, expected)) in cases.iter().zip(lines.iter().zip(&cases)) {
-        let (route, status, tool_route, tool_status, rule) = expected.3;
+    for ((path, body, status, tool_route, tool_status, rule), line) in cases.iter().zip(&lines) {
         let read = (
             line["route"].as_str(),
-            line["status"].to_string(),
+            line["status"].as_u64(),
             line["tool_route"].as_str(),
-            line["tool_status"].as_u64().map(|s| s as u16),
+            line["tool_status"].as_u64(),
             line["rule"].as_str(),
         );
-        assert_eq!(
-            read,
-            (Some(route), status.to_owned(), tool_route, tool_status, rule),
-            "{path} {body}: {line}"
-        );
+        let expected =
+            (Some(&path[1..]), Some(u64::from(*status)), *tool_route, *tool_status, *rule);
+        assert_eq!(read, expected, "{path} {body}: {line}");
     }
 }
