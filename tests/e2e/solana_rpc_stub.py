@@ -19,7 +19,8 @@ facilitator fixture and the service call:
   fixture sends what it settles here when started with --rpc). simulateTransaction answers
   BlockhashNotFound for an expired blockhash too.
 - getSignaturesForAddress: the recorded transactions that list the address among their
-  static account keys, newest first, at most `limit` (default 1000, 1..=1000), as
+  static account keys, newest first (from just after `before` when named), at most `limit`
+  (default 1000, 1..=1000), as
   `[{signature, slot, err: null, memo: null, blockTime, confirmationStatus: "confirmed"}]`.
 - getSignatureStatuses, and getTransaction: recorded transactions answer with `meta.fee`
   (5000 lamports unless --fee-lamports) in json, jsonParsed, base64 (`transaction:
@@ -301,10 +302,15 @@ def signatures_for_address(state: State, params) -> list:
         raise RpcError(-32602, "Invalid params: address must be a base58 string")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
         raise RpcError(-32602, "Invalid limit; max 1000")
+    before = cfg.get("before")
     with state.lock:
         recorded = list(state.transactions.items())
     found = []
+    passed = before is None  # newest first, starting just after `before` when named
     for sig, rec in reversed(recorded):
+        if not passed:
+            passed = sig == before
+            continue
         if address not in (str(k) for k in rec["tx"].message.account_keys):
             continue
         found.append({

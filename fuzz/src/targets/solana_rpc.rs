@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::solana::{Base58Id, decode_signature};
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_runtime::payment::solana_rpc::{
-    LANDING_SIGNATURE_LIMIT, Landing, MAX_RPC_ANSWER_BYTES, RpcError, read_blockhash_valid,
+    LANDING_PAGE, Landing, MAX_RPC_ANSWER_BYTES, RpcError, read_blockhash_valid,
     read_fee_answer, read_landed_transaction, read_rpc_answer, read_signature_listing,
 };
 use serde_json::Value;
@@ -54,12 +54,13 @@ pub fn run(data: &[u8]) {
     assert!(document.get("error").is_none());
     assert_eq!(document.get("result"), Some(&result));
 
-    if let Ok(signatures) = read_signature_listing(&result) {
+    if let Ok(entries) = read_signature_listing(&result) {
         let listed = result.as_array().expect("a listing is an array");
-        assert_eq!(signatures.len(), listed.len().min(LANDING_SIGNATURE_LIMIT));
-        for (signature, entry) in signatures.iter().zip(listed) {
-            assert!(decode_signature(signature.as_str()).is_some());
-            assert_eq!(entry["signature"].as_str(), Some(signature.as_str()));
+        assert_eq!(entries.len(), listed.len().min(LANDING_PAGE));
+        for (read, entry) in entries.iter().zip(listed) {
+            assert!(decode_signature(read.signature.as_str()).is_some());
+            assert_eq!(entry["signature"].as_str(), Some(read.signature.as_str()));
+            assert_eq!(read.block_time, entry["blockTime"].as_i64(), "the answer's own block time");
         }
     }
 

@@ -21,11 +21,15 @@ use payability_core::payment::transaction::PaymentTransaction;
 use payability_core::payment::x402::{
     NETWORK_V2, Requirements, RequirementsV2, SvmExtra, UsdcUnits, X402Version,
 };
+use payability_core::report::UtcMillis;
 use payability_runtime::payment::facilitator::{
     Facilitator, FacilitatorError, FacilitatorReason, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled,
     Timeouts, Verified,
 };
-use payability_runtime::payment::solana_rpc::{Landing, RpcError, find_landing, transaction_fee};
+use payability_runtime::payment::solana_rpc::{
+    BLOCK_TIME_SLACK_MS, LANDING_PAGE, LANDING_SEARCH_CAP, Landing, RpcError, find_landing,
+    transaction_fee,
+};
 use payability_tests::standin::{self, Recorded, StandIn, closed_port};
 use serde_json::{Value, json};
 use support::{Server, Step};
@@ -73,7 +77,10 @@ impl Reply {
         let commitment =
             request.pointer("/params/1/commitment").and_then(Value::as_str).unwrap_or_default();
         let find = |key: &str| methods.iter().find(|(k, _)| k == key).map(|(_, r)| r.clone());
-        find(&format!("{method} {first}"))
+        let before = request.pointer("/params/1/before").and_then(Value::as_str);
+        let paged = before.and_then(|before| find(&format!("{method} before {before}")));
+        paged
+            .or_else(|| find(&format!("{method} {first}")))
             .or_else(|| find(&format!("{method} @{commitment}")))
             .or_else(|| find(method))?
             .resolve(body)
@@ -814,11 +821,21 @@ fn rpc_result(result: Value) -> Reply {
     json_reply(200, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
 }
 
-/// `getSignaturesForAddress` answering `signatures`, newest first.
+/// When the payment was claimed: the landing lookup's `since`.
+const CLAIMED: UtcMillis = UtcMillis(1_760_000_000_000);
+
+/// `getSignaturesForAddress` answering `signatures`, newest first, each at the claim's time.
 fn listing(signatures: &[String]) -> Reply {
-    let entries: Vec<Value> = signatures
+    let at_the_claim: Vec<(String, Value)> =
+        signatures.iter().map(|s| (s.clone(), json!(CLAIMED.0 / 1_000))).collect();
+    timed_listing(&at_the_claim)
+}
+
+/// `getSignaturesForAddress` answering `entries` (signature, `blockTime`), newest first.
+fn timed_listing(entries: &[(String, Value)]) -> Reply {
+    let entries: Vec<Value> = entries
         .iter()
-        .map(|s| json!({"signature": s, "slot": 9, "err": null, "blockTime": 1_760_000_000, "confirmationStatus": "confirmed"}))
+        .map(|(s, time)| json!({"signature": s, "slot": 9, "err": null, "blockTime": time, "confirmationStatus": "confirmed"}))
         .collect();
     rpc_result(json!(entries))
 }
@@ -857,7 +874,8 @@ async fn landing_with(methods: RpcMethods) -> (Result<Landing, RpcError>, Vec<Re
     let stub = Stub::start(vec![("/rpc", Reply::Rpc(methods))]).await;
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let landing =
-        find_landing(&client, &stub.url("/rpc"), &presented(), Duration::from_secs(3)).await;
+        find_landing(&client, &stub.url("/rpc"), &presented(), CLAIMED, Duration::from_secs(3))
+            .await;
     (landing, stub.seen())
 }
 
@@ -904,7 +922,7 @@ async fn landing_is_found_among_the_buyers_signatures() {
             "jsonrpc": "2.0",
             "id": 1,
             "method": "getSignaturesForAddress",
-            "params": [buyer, {"limit": 25, "commitment": "confirmed"}],
+            "params": [buyer, {"limit": LANDING_PAGE, "commitment": "confirmed"}],
         })
     );
     assert_eq!(
@@ -1006,6 +1024,92 @@ async fn a_payment_with_a_valid_blockhash_may_still_land() {
     ])
     .await;
     assert_eq!(landing, Ok(Landing::NotYet));
+}
+
+/// `count` distinct signatures from `first` on (a page of the buyer's history).
+fn signatures_from(first: u8, count: usize) -> Vec<String> {
+    (0..count).map(|n| sig(first + u8::try_from(n).unwrap())).collect()
+}
+
+#[tokio::test]
+async fn a_busy_buyers_payment_is_found_pages_back() {
+    // A full page of the buyer's later transactions, then the payment on the next page.
+    let page = signatures_from(1, LANDING_PAGE);
+    let last = page.last().unwrap().clone();
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&page)),
+        (format!("getSignaturesForAddress before {last}"), listing(&[sig(200)])),
+        (format!("getTransaction {}", sig(200)), on_chain(&landed_tx(), Value::Null)),
+        ("getTransaction".into(), on_chain(&other_tx(), Value::Null)),
+        ("isBlockhashValid".into(), blockhash_valid(false)),
+    ])
+    .await;
+    assert_eq!(
+        landing,
+        Ok(Landing::Landed { signature: Base58Id::signature(&sig(200)).unwrap(), failed: false })
+    );
+    let listings: Vec<Value> = seen
+        .iter()
+        .map(json_of)
+        .filter(|body| body["method"] == "getSignaturesForAddress")
+        .map(|body| body["params"][1].clone())
+        .collect();
+    assert_eq!(
+        listings,
+        [
+            json!({"limit": LANDING_PAGE, "commitment": "confirmed"}),
+            json!({"limit": LANDING_PAGE, "commitment": "confirmed", "before": last}),
+        ]
+    );
+    assert_eq!(seen.len(), 2 + LANDING_PAGE + 1, "each signature looked at once");
+}
+
+#[tokio::test]
+async fn the_search_stops_at_a_signature_older_than_the_claim() {
+    let slack_s = BLOCK_TIME_SLACK_MS / 1_000;
+    let at = |seconds_before_the_claim: i64| json!(CLAIMED.0 / 1_000 - seconds_before_the_claim);
+    let (landing, seen) = landing_with(vec![
+        (
+            "getSignaturesForAddress".into(),
+            timed_listing(&[
+                (sig(1), Value::Null),
+                (sig(2), at(slack_s)),
+                (sig(3), at(slack_s + 1)),
+                (sig(4), at(0)),
+            ]),
+        ),
+        ("getTransaction".into(), on_chain(&other_tx(), Value::Null)),
+        ("isBlockhashValid".into(), blockhash_valid(false)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::NeverLands), "nothing before the claim is the payment");
+    let buyer = encode_pubkey(&BUYER);
+    assert_eq!(
+        calls(&seen),
+        [
+            format!("getSignaturesForAddress {buyer}"),
+            format!("getTransaction {}", sig(1)),
+            format!("getTransaction {}", sig(2)),
+            "isBlockhashValid \"finalized\"".to_owned(),
+            "isBlockhashValid \"confirmed\"".to_owned(),
+            format!("getSignaturesForAddress {buyer}"),
+        ],
+        "no block time, or one within the slack, is looked at; the first older one ends it"
+    );
+}
+
+#[tokio::test]
+async fn a_search_cut_by_the_cap_never_says_never() {
+    // Every page full, and none reaches back to the claim: the payment may be further back.
+    let (landing, seen) = landing_with(vec![
+        ("getSignaturesForAddress".into(), listing(&signatures_from(1, LANDING_PAGE))),
+        ("getTransaction".into(), on_chain(&other_tx(), Value::Null)),
+        ("isBlockhashValid".into(), blockhash_valid(false)),
+    ])
+    .await;
+    assert_eq!(landing, Ok(Landing::NotYet));
+    let listings = calls(&seen).iter().filter(|c| c.starts_with("getSignaturesForAddress")).count();
+    assert_eq!(listings, 2 * LANDING_SEARCH_CAP / LANDING_PAGE, "two searches, each to the cap");
 }
 
 #[tokio::test]
@@ -1114,6 +1218,14 @@ async fn landing_lookup_failures_are_unavailable_or_malformed() {
             RpcError::Malformed,
         ),
         (
+            "block time not an integer",
+            vec![(
+                "getSignaturesForAddress".into(),
+                timed_listing(&[(sig(1), json!("yesterday"))]),
+            )],
+            RpcError::Malformed,
+        ),
+        (
             "over the cap",
             vec![(
                 "getSignaturesForAddress".into(),
@@ -1128,7 +1240,7 @@ async fn landing_lookup_failures_are_unavailable_or_malformed() {
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let refused = format!("http://127.0.0.1:{}/rpc", closed_port());
     assert_eq!(
-        find_landing(&client, &refused, &presented(), Duration::from_secs(1)).await,
+        find_landing(&client, &refused, &presented(), CLAIMED, Duration::from_secs(1)).await,
         Err(RpcError::Unavailable)
     );
 }
@@ -1139,7 +1251,7 @@ async fn a_silent_rpc_is_unavailable_within_the_bound() {
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let bound = Duration::from_millis(400);
     let started = Instant::now();
-    let landing = find_landing(&client, &stub.url("/rpc"), &presented(), bound).await;
+    let landing = find_landing(&client, &stub.url("/rpc"), &presented(), CLAIMED, bound).await;
     let elapsed = started.elapsed();
     assert_eq!(landing, Err(RpcError::Unavailable));
     assert!(elapsed >= bound - Duration::from_millis(20), "{elapsed:?}");
@@ -1156,7 +1268,7 @@ async fn a_silent_rpc_is_unavailable_within_the_bound() {
     )])
     .await;
     let started = Instant::now();
-    let landing = find_landing(&client, &stub.url("/rpc"), &presented(), bound).await;
+    let landing = find_landing(&client, &stub.url("/rpc"), &presented(), CLAIMED, bound).await;
     let elapsed = started.elapsed();
     assert_eq!(landing, Err(RpcError::Unavailable));
     assert!(elapsed < bound + Duration::from_millis(500), "{elapsed:?}");
@@ -1172,7 +1284,8 @@ async fn a_payment_without_a_buyer_is_malformed_without_a_call() {
     lone[65] = 1; // one required signer: the fee payer alone
     let lone = PaymentTransaction::parse(lone).unwrap();
     assert_eq!(lone.buyer(), None);
-    let landing = find_landing(&client, &stub.url("/rpc"), &lone, Duration::from_secs(1)).await;
+    let landing =
+        find_landing(&client, &stub.url("/rpc"), &lone, CLAIMED, Duration::from_secs(1)).await;
     assert_eq!(landing, Err(RpcError::Malformed));
     assert!(stub.seen().is_empty());
 }

@@ -9,6 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::solana::{Base58Id, decode_signature, encode_pubkey};
 use payability_core::payment::transaction::PaymentTransaction;
+use payability_core::report::UtcMillis;
 use reqwest::Client;
 use serde_json::{Value, json};
 
@@ -64,8 +65,37 @@ pub fn read_fee_answer(status: u16, body: &[u8]) -> Option<u64> {
     answer.get("result")?.get("meta")?.get("fee")?.as_u64()
 }
 
-/// How many of the buyer's most recent signatures are searched for the payment.
-pub const LANDING_SIGNATURE_LIMIT: usize = 25;
+/// The buyer's signatures asked for in one `getSignaturesForAddress` page.
+pub const LANDING_PAGE: usize = 100;
+
+/// The most of the buyer's signatures one search lists: past them, a search that has not
+/// reached the claim cannot say the payment never landed (the outcome stays unknown).
+pub const LANDING_SEARCH_CAP: usize = 1_000;
+
+/// How much earlier than the claim a listed signature's `blockTime` must be before the search
+/// stops there: the RPC's block times are estimates, and clocks differ.
+pub const BLOCK_TIME_SLACK_MS: i64 = 5 * 60 * 1_000;
+
+/// One entry of a `getSignaturesForAddress` listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedSignature {
+    /// The transaction's signature.
+    pub signature: Base58Id,
+    /// Its `blockTime` (Unix seconds), when the RPC knows it.
+    pub block_time: Option<i64>,
+}
+
+/// How far one search through the buyer's signatures got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Searched {
+    /// The payment's transaction.
+    Found(Landing),
+    /// Every signature since the claim was looked at (the listing ended, or reached a
+    /// signature older than the claim): the payment is not among them.
+    Covered,
+    /// [`LANDING_SEARCH_CAP`] signatures were listed before the claim was reached.
+    Truncated,
+}
 
 /// Where a payment's transaction stands on chain, as far as the RPC can tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,8 +103,8 @@ pub enum Landing {
     /// A transaction with this message is on chain (confirmed): its signature (base58) and
     /// whether it failed (`meta.err` not null).
     Landed { signature: Base58Id, failed: bool },
-    /// No transaction with this message is among the buyer's recent signatures, and the
-    /// blockhash is no longer valid (finalized): it can never land.
+    /// No transaction with this message is among the buyer's signatures since the claim, and
+    /// the blockhash is no longer valid (finalized): it can never land.
     NeverLands,
     /// Not found, but its blockhash is still valid: it may still land.
     NotYet,
@@ -91,21 +121,25 @@ pub enum RpcError {
     Malformed,
 }
 
-/// Looks for the transaction whose message equals `payment.message()`:
-/// `getSignaturesForAddress(buyer, {limit: 25, commitment: "confirmed"})`, then
-/// `getTransaction(sig, {encoding: "base64", commitment: "confirmed",
-/// maxSupportedTransactionVersion: 0})` for each signature (newest first, stop at the first
-/// match; `result.transaction[0]` is parsed with [`PaymentTransaction::parse`] and the messages
-/// compared; a `null` result is not a match). When none matches,
+/// Looks for the transaction whose message equals `payment.message()`, among the buyer's
+/// signatures since `since` (the claim: nothing earlier can be the payment), newest first:
+/// `getSignaturesForAddress(buyer, {limit: 100, commitment: "confirmed"})`, each next page
+/// `before` the last signature listed, until a page is short, a signature's `blockTime` is
+/// more than [`BLOCK_TIME_SLACK_MS`] before `since`, or [`LANDING_SEARCH_CAP`] signatures were
+/// listed. Each signature since the claim is looked at with `getTransaction(sig, {encoding:
+/// "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0})` (stop at the first
+/// match; `result.transaction[0]` is parsed with [`PaymentTransaction::parse`] and the
+/// messages compared; a `null` result is not a match). When none matches,
 /// `isBlockhashValid(base58 blockhash, {commitment: "finalized"})`: true → `NotYet`.
 ///
-/// `NeverLands` is only answered when it is sure, so two more calls guard it:
+/// `NeverLands` is only answered when it is sure, so three more guards:
 /// - a blockhash newer than the finalized slot is not in the finalized bank yet, so a false
 ///   at "finalized" is asked again at "confirmed": true there → `NotYet`;
 /// - the transaction may have been confirmed between the signature listing and the blockhash
 ///   check, so once the blockhash is invalid at both (nothing carrying it can land any more)
-///   the buyer's signatures are listed once again and the new ones looked at; only then
-///   `NeverLands`.
+///   the buyer's signatures are listed once again and the new ones looked at;
+/// - only a search that reached the claim says `NeverLands`; one stopped by the cap is
+///   `NotYet` (a busy wallet's payment may be further back).
 ///
 /// Everything within `bound` (one deadline over all calls), answers capped at
 /// [`MAX_RPC_ANSWER_BYTES`]; the proxy setting is the client's (build it with `no_proxy`).
@@ -114,6 +148,7 @@ pub async fn find_landing(
     client: &Client,
     rpc_url: &str,
     payment: &PaymentTransaction,
+    since: UtcMillis,
     bound: Duration,
 ) -> Result<Landing, RpcError> {
     let buyer = encode_pubkey(&payment.buyer().ok_or(RpcError::Malformed)?);
@@ -121,7 +156,7 @@ pub async fn find_landing(
     let rpc = Rpc { client, url: rpc_url, deadline };
     let search = async {
         let mut seen = Vec::new();
-        if let Some(landed) = rpc.search(&buyer, payment, &mut seen).await? {
+        if let Searched::Found(landed) = rpc.search(&buyer, payment, since, &mut seen).await? {
             return Ok(landed);
         }
         let blockhash = encode_pubkey(&payment.recent_blockhash);
@@ -130,7 +165,11 @@ pub async fn find_landing(
         {
             return Ok(Landing::NotYet);
         }
-        Ok(rpc.search(&buyer, payment, &mut seen).await?.unwrap_or(Landing::NeverLands))
+        Ok(match rpc.search(&buyer, payment, since, &mut seen).await? {
+            Searched::Found(landed) => landed,
+            Searched::Covered => Landing::NeverLands,
+            Searched::Truncated => Landing::NotYet,
+        })
     };
     tokio::time::timeout_at(deadline, search).await.unwrap_or(Err(RpcError::Unavailable))
 }
@@ -166,32 +205,47 @@ impl Rpc<'_> {
         read_rpc_answer(status.as_u16(), &bytes)
     }
 
-    /// Searches the buyer's recent signatures not in `seen` (newest first) for a transaction
-    /// with the payment's message; adds each signature looked at to `seen`.
+    /// Pages through the buyer's signatures back to `since` (see [`find_landing`]) for a
+    /// transaction with the payment's message, looking at those not in `seen` and adding each
+    /// one looked at to `seen`.
     async fn search(
         &self,
         buyer: &str,
         payment: &PaymentTransaction,
+        since: UtcMillis,
         seen: &mut Vec<Base58Id>,
-    ) -> Result<Option<Landing>, RpcError> {
-        let listed = self
-            .call(
-                "getSignaturesForAddress",
-                json!([buyer, {"limit": LANDING_SIGNATURE_LIMIT, "commitment": "confirmed"}]),
-            )
-            .await?;
-        let signatures = read_signature_listing(&listed)?;
-        for signature in signatures {
-            if seen.contains(&signature) {
-                continue;
+    ) -> Result<Searched, RpcError> {
+        let oldest_ms = since.0.saturating_sub(BLOCK_TIME_SLACK_MS);
+        let mut before: Option<Base58Id> = None;
+        let mut listed = 0;
+        while listed < LANDING_SEARCH_CAP {
+            let mut options = json!({"limit": LANDING_PAGE, "commitment": "confirmed"});
+            if let Some(before) = &before {
+                options["before"] = before.as_str().into();
             }
-            let landed = self.landed_as(&signature, payment).await?;
-            seen.push(signature);
-            if landed.is_some() {
-                return Ok(landed);
+            let page = read_signature_listing(
+                &self.call("getSignaturesForAddress", json!([buyer, options])).await?,
+            )?;
+            listed += page.len();
+            for entry in &page {
+                if entry.block_time.is_some_and(|t| t.saturating_mul(1_000) < oldest_ms) {
+                    return Ok(Searched::Covered);
+                }
+                if seen.contains(&entry.signature) {
+                    continue;
+                }
+                let landed = self.landed_as(&entry.signature, payment).await?;
+                seen.push(entry.signature.clone());
+                if let Some(landed) = landed {
+                    return Ok(Searched::Found(landed));
+                }
+            }
+            match page.last() {
+                Some(last) if page.len() == LANDING_PAGE => before = Some(last.signature.clone()),
+                _ => return Ok(Searched::Covered),
             }
         }
-        Ok(None)
+        Ok(Searched::Truncated)
     }
 
     /// The landing of `signature` when its transaction carries the payment's message.
@@ -242,17 +296,23 @@ pub fn read_rpc_answer(status: u16, body: &[u8]) -> Result<Value, RpcError> {
     answer.get_mut("result").map(Value::take).ok_or(RpcError::Malformed)
 }
 
-/// Decodes a `getSignaturesForAddress` result into its first [`LANDING_SIGNATURE_LIMIT`]
-/// signatures (newest first): it must be an array whose entries (those looked at) each carry a
-/// `signature` that is base58 of 64 bytes, else `Malformed`.
-pub fn read_signature_listing(result: &Value) -> Result<Vec<Base58Id>, RpcError> {
+/// Decodes a `getSignaturesForAddress` result into its first [`LANDING_PAGE`] entries (newest
+/// first): it must be an array whose entries (those looked at) each carry a `signature` that
+/// is base58 of 64 bytes, and a `blockTime` that is an integer or null (or absent), else
+/// `Malformed`.
+pub fn read_signature_listing(result: &Value) -> Result<Vec<ListedSignature>, RpcError> {
     let listed = result.as_array().ok_or(RpcError::Malformed)?;
-    let mut signatures = Vec::with_capacity(listed.len().min(LANDING_SIGNATURE_LIMIT));
-    for entry in listed.iter().take(LANDING_SIGNATURE_LIMIT) {
+    let mut entries = Vec::with_capacity(listed.len().min(LANDING_PAGE));
+    for entry in listed.iter().take(LANDING_PAGE) {
         let signature = entry.get("signature").and_then(Value::as_str);
-        signatures.push(signature.and_then(Base58Id::signature).ok_or(RpcError::Malformed)?);
+        let signature = signature.and_then(Base58Id::signature).ok_or(RpcError::Malformed)?;
+        let block_time = match entry.get("blockTime") {
+            None | Some(Value::Null) => None,
+            Some(time) => Some(time.as_i64().ok_or(RpcError::Malformed)?),
+        };
+        entries.push(ListedSignature { signature, block_time });
     }
-    Ok(signatures)
+    Ok(entries)
 }
 
 /// Decodes a `getTransaction` (base64 encoding) result for `signature`: `null` is no match;

@@ -1,6 +1,7 @@
 //! The money side on loopback: a chain that transactions land on, an x402 facilitator that
 //! lands them when it settles (with every way a settlement answer can go wrong), and a Solana
-//! JSON-RPC endpoint that reads the chain.
+//! JSON-RPC endpoint that reads the chain. Each answer follows the modes a test sets, or, once
+//! [`Chain::set_faults`] is called, a [`Faults`] that chooses per call (the soak).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -28,11 +29,55 @@ struct Landed {
     account_keys: Vec<[u8; 32]>,
 }
 
-/// What has landed, and whether blockhashes still count as recent.
-#[derive(Debug, Default)]
+/// A facilitator or RPC call, as a [`Faults`] is asked about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// `POST /verify`.
+    Verify,
+    /// `POST /settle`.
+    Settle,
+    /// One Solana JSON-RPC request.
+    Rpc,
+}
+
+/// How one RPC request is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpcMode {
+    /// From the chain, at once.
+    Normal,
+    /// From the chain, after this long.
+    Slow(Duration),
+    /// 500, nothing read.
+    Fail,
+}
+
+/// Chooses the answer of each call from the payment's message it is about (None for an RPC
+/// request) and how many calls of this kind came before for that message.
+pub trait Faults: Send + Sync {
+    /// How this `/verify` answers, and after how long.
+    fn verify(&self, message: &[u8], nth: usize) -> (VerifyMode, Duration);
+    /// How this `/settle` answers.
+    fn settle(&self, message: &[u8], nth: usize) -> SettleMode;
+    /// How this RPC request answers.
+    fn rpc(&self, nth: usize) -> RpcMode;
+}
+
+/// What has landed, whether blockhashes still count as recent, and the faults in force.
+#[derive(Default)]
 pub struct Chain {
     landed: Mutex<Vec<Landed>>,
     blockhashes_expired: AtomicBool,
+    faults: Mutex<Option<Arc<dyn Faults>>>,
+    /// Calls so far, by kind and message (the RPC's under an empty message).
+    calls: Mutex<BTreeMap<(&'static str, Vec<u8>), usize>>,
+    /// `/settle` calls about a transaction that had already landed.
+    settles_after_landing: AtomicUsize,
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chain").field("landed", &self.landed.lock().unwrap().len()).finish()
+    }
 }
 
 impl Chain {
@@ -62,11 +107,7 @@ impl Chain {
 
     /// Whether a transaction with this wire's message has landed.
     fn has_landed(&self, wire: &[u8]) -> bool {
-        let Some(parsed) = parse_wire(wire) else {
-            return false;
-        };
-        let signature = landed_signature(&parsed.message);
-        self.landed.lock().unwrap().iter().any(|landed| landed.signature == signature)
+        parse_wire(wire).is_some_and(|parsed| self.has_landed_message(&parsed.message))
     }
 
     /// The signatures of every landed transaction, oldest first.
@@ -74,9 +115,45 @@ impl Chain {
         self.landed.lock().unwrap().iter().map(|l| l.signature.clone()).collect()
     }
 
+    /// Whether a transaction with this message has landed.
+    pub fn has_landed_message(&self, message: &[u8]) -> bool {
+        let signature = landed_signature(message);
+        self.landed.lock().unwrap().iter().any(|landed| landed.signature == signature)
+    }
+
     /// From now on `isBlockhashValid` answers false.
     pub fn expire_blockhashes(&self) {
         self.blockhashes_expired.store(true, Ordering::SeqCst);
+    }
+
+    /// From now on `faults` chooses every facilitator and RPC answer.
+    pub fn set_faults(&self, faults: Arc<dyn Faults>) {
+        *self.faults.lock().unwrap() = Some(faults);
+    }
+
+    /// From now on the modes the tests set choose again.
+    pub fn clear_faults(&self) {
+        *self.faults.lock().unwrap() = None;
+    }
+
+    /// `/settle` calls so far about a transaction that had already landed.
+    pub fn settles_after_landing(&self) -> usize {
+        self.settles_after_landing.load(Ordering::SeqCst)
+    }
+
+    /// The faults in force, and how many calls of `call` about `message` came before.
+    fn faults_for(&self, call: Call, message: &[u8]) -> Option<(Arc<dyn Faults>, usize)> {
+        let faults = self.faults.lock().unwrap().clone()?;
+        let kind = match call {
+            Call::Verify => "verify",
+            Call::Settle => "settle",
+            Call::Rpc => "rpc",
+        };
+        let mut calls = self.calls.lock().unwrap();
+        let count = calls.entry((kind, message.to_vec())).or_default();
+        let nth = *count;
+        *count += 1;
+        Some((faults, nth))
     }
 }
 
@@ -99,6 +176,10 @@ pub enum SettleMode {
     LandWrongNetwork,
     /// Lands, holds the answer until released (then answers success).
     Hold,
+    /// Does not land, answers 500.
+    Fail500,
+    /// Does not land, closes the connection without answering.
+    DropUnlanded,
 }
 
 /// How `/verify` answers.
@@ -110,6 +191,8 @@ pub enum VerifyMode {
     Refuse,
     /// 503.
     Down,
+    /// Closes the connection without answering.
+    Drop,
 }
 
 struct FacilitatorState {
@@ -216,11 +299,17 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
         ),
         ("POST", "/verify") => {
             state.verify_calls.fetch_add(1, Ordering::SeqCst);
-            let delay = *state.verify_delay.lock().unwrap();
+            let payment = payment_of(&request.body);
+            let message = payment.as_ref().and_then(|(wire, _)| parse_wire(wire));
+            let message = message.map(|parsed| parsed.message).unwrap_or_default();
+            let (mode, delay) = match state.chain.faults_for(Call::Verify, &message) {
+                Some((faults, nth)) => faults.verify(&message, nth),
+                None => (*state.verify_mode.lock().unwrap(), *state.verify_delay.lock().unwrap()),
+            };
             tokio::time::sleep(delay.min(HOLD_LIMIT)).await;
-            let mode = *state.verify_mode.lock().unwrap();
-            match (mode, payment_of(&request.body)) {
+            match (mode, payment) {
                 (VerifyMode::Down, _) => Reply::json(503, &json!({"error": "down"})),
+                (VerifyMode::Drop, _) => Reply::Close,
                 (VerifyMode::Refuse, _) | (_, None) => Reply::json(
                     200,
                     &json!({"isValid": false, "invalidReason": "invalid_exact_svm_payload"}),
@@ -238,10 +327,22 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
         }
         ("POST", "/settle") => {
             state.settle_calls.fetch_add(1, Ordering::SeqCst);
-            let mode = *state.settle_mode.lock().unwrap();
             let Some((wire, version)) = payment_of(&request.body) else {
                 return Reply::json(400, &json!({"success": false}));
             };
+            if state.chain.has_landed(&wire) {
+                state.chain.settles_after_landing.fetch_add(1, Ordering::SeqCst);
+            }
+            let message = parse_wire(&wire).map(|parsed| parsed.message).unwrap_or_default();
+            let mode = match state.chain.faults_for(Call::Settle, &message) {
+                Some((faults, nth)) => faults.settle(&message, nth),
+                None => *state.settle_mode.lock().unwrap(),
+            };
+            match mode {
+                SettleMode::Fail500 => return Reply::json(500, &json!({"error": "internal"})),
+                SettleMode::DropUnlanded => return Reply::Close,
+                _ => {}
+            }
             let network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
             if let SettleMode::SlowThenRefuse(pause) = mode {
                 tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
@@ -267,9 +368,11 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
                 })
             };
             match mode {
-                SettleMode::Normal | SettleMode::Refuse | SettleMode::SlowThenRefuse(_) => {
-                    Reply::json(200, &success(network))
-                }
+                SettleMode::Normal
+                | SettleMode::Refuse
+                | SettleMode::SlowThenRefuse(_)
+                | SettleMode::Fail500
+                | SettleMode::DropUnlanded => Reply::json(200, &success(network)),
                 SettleMode::SlowThenSettle(pause) => {
                     tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
                     Reply::json(200, &success(network))
@@ -305,7 +408,19 @@ impl Rpc {
         let shared = Arc::clone(&state);
         let handler: Handler = Arc::new(move |request| {
             let state = Arc::clone(&shared);
-            Box::pin(async move { rpc(&state, request) })
+            Box::pin(async move {
+                match state.chain.faults_for(Call::Rpc, &[]) {
+                    Some((faults, nth)) => match faults.rpc(nth) {
+                        RpcMode::Normal => rpc(&state, request),
+                        RpcMode::Slow(pause) => {
+                            tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
+                            rpc(&state, request)
+                        }
+                        RpcMode::Fail => Reply::json(500, &json!({"error": "internal"})),
+                    },
+                    None => rpc(&state, request),
+                }
+            })
         });
         Self { server: StandIn::start(handler), state }
     }
@@ -360,16 +475,25 @@ fn rpc_call(state: &RpcState, call: &Value) -> Value {
             None => Value::Null,
         },
         "getSignaturesForAddress" => {
+            // Newest first, from just `before` that signature when named, at most `limit`;
+            // no `blockTime` (the stand-in keeps no block clock: the RPC may answer null).
             let address = decode_pubkey(first);
+            let options = &call["params"][1];
+            let limit = options["limit"].as_u64().map_or(1_000, |n| n as usize);
+            let before = options["before"].as_str();
             let matching = landed
                 .iter()
                 .rev()
                 .filter(|l| address.is_some_and(|a| l.account_keys.contains(&a)))
+                .skip_while(|l| before.is_some_and(|b| l.signature != b))
+                .skip(usize::from(before.is_some()))
+                .take(limit)
                 .map(|l| {
                     json!({
                         "signature": l.signature,
                         "slot": 1,
                         "err": null,
+                        "blockTime": null,
                         "confirmationStatus": "confirmed",
                     })
                 });

@@ -73,3 +73,28 @@ async fn a_settling_claim_younger_than_30_s_is_in_flight() {
     assert!(retry.is_verdict(), "{retry}");
     expect::paid_once(&world, &payment, &[first, young, retry]);
 }
+
+/// Found by the soak: a payment whose settle answer was lost, behind more of its buyer's later
+/// transactions than one page of the buyer's signatures, was read as never landing once its
+/// blockhash expired (402 `payment_not_settled`, after the money moved). The search pages back
+/// to the claim instead.
+#[tokio::test]
+async fn a_landed_payment_behind_a_page_of_its_buyers_later_transactions_is_found() {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    world.facilitator.set_settle_mode(SettleMode::LandThenDrop);
+    let first = world.post_check(&payment).await;
+    expect::outcome_unknown(&first);
+    world.facilitator.set_settle_mode(SettleMode::Normal);
+    for n in 0..30 {
+        let later = world.post_check(&world.fresh_payment().await).await;
+        assert!(later.is_verdict(), "later purchase {n}: {later}");
+    }
+    world.advance(PAST_IN_FLIGHT);
+    world.rpc.expire_blockhashes();
+    let retry = world.buy_signed(Transport::Http, &payment).await;
+    assert!(retry.is_verdict(), "the payment landed: its verdict, not {retry}");
+    let settled = retry.settlement().expect("a settlement answer");
+    assert_eq!(settled["transaction"].as_str(), Some(payment.landed_signature().as_str()));
+    assert_eq!(world.facilitator.settle_calls(), 31, "no second /settle");
+}

@@ -306,7 +306,8 @@ impl<S: Stores> Service<S> {
         let version = payment.decoded.version;
         match claim.marker {
             ClaimMarker::Settling => {
-                let delivery = self.resolve(payment, claim.payer, url, budget).await?;
+                let delivery =
+                    self.resolve(payment, claim.payer, claim.claimed_at, url, budget).await?;
                 self.spend(payer, now).await?;
                 Ok(delivery)
             }

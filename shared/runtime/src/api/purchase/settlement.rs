@@ -10,7 +10,9 @@ use super::{Budget, Payment};
 use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
 use crate::payment::solana_rpc::{Landing, find_landing};
 use crate::rules::{ApiError, Refusal};
-use crate::store::{AdvanceOutcome, Base58Id, Counter, SettledPurchase, Transition, UrlBinding};
+use crate::store::{
+    AdvanceOutcome, Base58Id, Counter, SettledPurchase, Transition, UrlBinding, UtcMillis,
+};
 
 /// How long the chain lookup of an unknown settlement may take.
 pub const LANDING_LOOKUP_BOUND: std::time::Duration = std::time::Duration::from_secs(3);
@@ -79,12 +81,14 @@ impl<S: Stores> Service<S> {
     }
 
     /// A `settling` claim whose outcome was not learnt: the chain says whether a
-    /// transaction with this payment's message landed. Landed: settled now (no second
-    /// `/settle`). Can never land: `not_settled`, 402. Otherwise still unknown: 503.
+    /// transaction with this payment's message landed since the claim (`claimed_at`).
+    /// Landed: settled now (no second `/settle`). Can never land: `not_settled`, 402.
+    /// Otherwise still unknown: 503.
     pub(super) async fn resolve(
         &self,
         payment: &Payment,
         payer: Option<Base58Id>,
+        claimed_at: UtcMillis,
         url: &UrlBinding,
         budget: &Budget,
     ) -> Result<Delivery, Stop> {
@@ -94,7 +98,8 @@ impl<S: Stores> Service<S> {
         let bound = budget
             .settle(LANDING_LOOKUP_BOUND)
             .ok_or(Stop::error(ApiError::SettlementOutcomeUnknown))?;
-        let landing = find_landing(&self.rpc_client, rpc_url, &payment.decoded.transaction, bound)
+        let transaction = &payment.decoded.transaction;
+        let landing = find_landing(&self.rpc_client, rpc_url, transaction, claimed_at, bound)
             .await
             .map_err(|_| Stop::error(ApiError::SettlementOutcomeUnknown))?;
         match landing {
