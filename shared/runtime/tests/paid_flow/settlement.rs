@@ -9,8 +9,12 @@ use std::time::Duration;
 
 use payability_runtime::payment::facilitator::SETTLE_TIMEOUT;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::chain::SettleMode;
 use crate::expect;
+use crate::pausing_store::{StoreFault, StoreFaults};
 use crate::world::{Transport, World};
 
 /// One step past the in-flight window.
@@ -97,4 +101,37 @@ async fn a_landed_payment_behind_a_page_of_its_buyers_later_transactions_is_foun
     let settled = retry.settlement().expect("a settlement answer");
     assert_eq!(settled["transaction"].as_str(), Some(payment.landed_signature().as_str()));
     assert_eq!(world.facilitator.settle_calls(), 31, "no second /settle");
+}
+
+/// The first call of one store operation meets `fault`; every other call runs.
+struct FirstCallFails {
+    operation: &'static str,
+    fault: StoreFault,
+    met: AtomicBool,
+}
+
+impl StoreFaults for FirstCallFails {
+    fn choose(&self, operation: &'static str) -> StoreFault {
+        if operation == self.operation && !self.met.swap(true, Ordering::SeqCst) {
+            self.fault
+        } else {
+            StoreFault::None
+        }
+    }
+}
+
+/// Found by the soak: a settled payment's ledger write that failed once left the delivered
+/// verdict with no ledger row (nor its count). Money moved, so the write is tried again; one
+/// whose answer was lost after it landed is found written, and is this request's own.
+#[tokio::test]
+async fn a_ledger_write_that_fails_once_is_written_again() {
+    for fault in [StoreFault::FailBefore, StoreFault::FailAfter] {
+        let world = World::start().await;
+        let payment = world.fresh_payment().await;
+        let faults = FirstCallFails { operation: "record", fault, met: AtomicBool::new(false) };
+        world.store.set_faults(Some(Arc::new(faults)));
+        let bought = world.post_check(&payment).await;
+        assert!(bought.is_verdict(), "{fault:?}: {bought}");
+        expect::paid_once(&world, &payment, &[bought]);
+    }
 }

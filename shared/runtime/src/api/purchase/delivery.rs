@@ -19,6 +19,9 @@ use crate::rules::ApiError;
 use crate::store::*;
 use crate::verdict::{Fetched, Verdict, fetch_and_grade, graded};
 
+/// Attempts at a paid verdict's ledger write.
+const LEDGER_WRITE_ATTEMPTS: usize = 3;
+
 /// A settled payment whose verdict is owed.
 pub(in crate::api) struct Delivery {
     /// The claim of the payment that settled (the one presented, or the first one sent with
@@ -100,8 +103,8 @@ impl<S: Stores> Service<S> {
         let payer =
             Payer::Paid { wallet: delivery.payer.clone(), tx: delivery.tx.clone(), fee_lamports };
         let entry = ledger_entry(&verdict, payer, rate);
-        match budget.after_settle(self.store.record(&entry)).await {
-            Some(Ok(AppendOutcome::Appended)) => {
+        match self.record_paid(&entry, budget).await {
+            Some(AppendOutcome::Appended) => {
                 // An outside paid entry is new: Day-0 is its instant unless one was recorded
                 // before (first write wins). House entries never come here.
                 if !matches!(
@@ -111,13 +114,13 @@ impl<S: Stores> Service<S> {
                     tracing::warn!(rule = "day0_write_failed", "Day-0 was not recorded");
                 }
             }
-            Some(Ok(AppendOutcome::AlreadyRecorded)) if delivery.fresh => {
+            Some(AppendOutcome::AlreadyRecorded) if delivery.fresh => {
                 tracing::error!(rule = "settlement_already_recorded", "no second verdict");
                 let _ = self.store.advance(&delivery.claim, &Transition::Deliver).await;
                 return PurchaseOutcome::error(ApiError::SettlementAlreadyRecorded);
             }
-            Some(Ok(AppendOutcome::AlreadyRecorded)) => {}
-            Some(Err(_)) | None => {
+            Some(AppendOutcome::AlreadyRecorded) => {}
+            None => {
                 tracing::error!(
                     rule = "ledger_write_failed",
                     "a delivered verdict has no ledger entry"
@@ -147,6 +150,24 @@ impl<S: Stores> Service<S> {
             _ => delivery.settlement,
         };
         self.delivered(verdict, Some(settlement))
+    }
+
+    /// Writes a paid verdict's ledger entry and its count. Money moved, so a write that failed
+    /// or ran out of time is tried again, [`LEDGER_WRITE_ATTEMPTS`] in all; an entry found
+    /// written after such a try is this request's own (its answer was lost after it landed).
+    /// None: no attempt was known to land.
+    async fn record_paid(&self, entry: &LedgerEntry, budget: &Budget) -> Option<AppendOutcome> {
+        let mut tried = false;
+        for _ in 0..LEDGER_WRITE_ATTEMPTS {
+            match budget.after_settle(self.store.record(entry)).await {
+                Some(Ok(AppendOutcome::AlreadyRecorded)) if tried => {
+                    return Some(AppendOutcome::Appended);
+                }
+                Some(Ok(outcome)) => return Some(outcome),
+                Some(Err(_)) | None => tried = true,
+            }
+        }
+        None
     }
 
     /// A house check: no payment; the report and the ledger say `house: true`.

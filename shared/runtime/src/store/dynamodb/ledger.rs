@@ -1,10 +1,11 @@
 //! The ledger table: one item per entry, exactly the closed attribute list plus `pk`.
 
+use aws_config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 
 use super::DynamoStore;
 use super::attributes::{Item, KEY, key_of, number, read_text, text};
-use super::errors::{Conditional, Transacted, conditional, unavailable};
+use super::errors::{Conditional, Transacted, conditional, transacted, unavailable};
 use super::metrics::write_key;
 use crate::store::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use crate::store::{
@@ -15,7 +16,10 @@ use crate::store::{
 impl Ledger for DynamoStore {
     /// One `TransactWriteItems`: `Put` the entry if `attribute_not_exists(pk)` and `ADD`
     /// one to its counter on a random shard of the day's metrics items; a cancelled transaction whose put
-    /// failed its condition is [`AppendOutcome::AlreadyRecorded`].
+    /// failed its condition is [`AppendOutcome::AlreadyRecorded`]. Sent once, without the
+    /// SDK's retries: a retry after an answer lost in time would meet its own put and read as
+    /// `AlreadyRecorded`, so a caller that must tell the two apart (a paid verdict's delivery)
+    /// retries itself, knowing when an earlier attempt may have landed.
     async fn record(&self, entry: &LedgerEntry) -> Result<AppendOutcome, StoreError> {
         let mut item: Item = ledger_fields(entry)?
             .into_iter()
@@ -40,7 +44,10 @@ impl Ledger for DynamoStore {
             .map_err(|_| StoreError::Corrupt)?;
         let put = TransactWriteItem::builder().put(put).build();
         let count = TransactWriteItem::builder().update(count).build();
-        match self.transact_two(put, count).await? {
+        let once =
+            aws_sdk_dynamodb::config::Builder::default().retry_config(RetryConfig::disabled());
+        let written = self.client.transact_write_items().transact_items(put).transact_items(count);
+        match transacted(written.customize().config_override(once).send().await)? {
             Transacted::Written => Ok(AppendOutcome::Appended),
             Transacted::Cancelled([true, _]) => Ok(AppendOutcome::AlreadyRecorded),
             Transacted::Cancelled(_) => Err(StoreError::Unavailable),
