@@ -320,8 +320,8 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
                         json!({"isValid": false, "invalidReason": "duplicate_settlement"});
                     Reply::json(200, &refused)
                 }
-                (VerifyMode::Normal, Some(_)) => {
-                    Reply::json(200, &json!({"isValid": true, "payer": BUYER}))
+                (VerifyMode::Normal, Some((wire, _))) => {
+                    Reply::json(200, &json!({"isValid": true, "payer": payer_of(&wire)}))
                 }
             }
         }
@@ -364,7 +364,7 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
                     "success": true,
                     "transaction": signature,
                     "network": network,
-                    "payer": BUYER,
+                    "payer": payer_of(&wire),
                 })
             };
             match mode {
@@ -457,6 +457,13 @@ fn rpc(state: &RpcState, request: Recorded) -> Reply {
         call => rpc_call(state, &call),
     };
     Reply::json(200, &answer)
+}
+
+/// The payer the facilitator names: the transaction's signer after the fee payer (the
+/// fixture's [`BUYER`] unless a test chose another wallet).
+fn payer_of(wire: &[u8]) -> String {
+    let buyer = parse_wire(wire).and_then(|parsed| parsed.account_keys.get(1).copied());
+    buyer.map_or_else(|| BUYER.to_owned(), |key| bs58::encode(key).into_string())
 }
 
 fn rpc_call(state: &RpcState, call: &Value) -> Value {

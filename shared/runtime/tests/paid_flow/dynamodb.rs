@@ -22,7 +22,7 @@ use crate::sign_in;
 use crate::world::{Answer, MEMO, StandIns, config, paid_request, with_proof};
 
 /// A fresh set of tables on moto.
-async fn fresh_store() -> DynamoStore {
+pub async fn fresh_store() -> DynamoStore {
     let started = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_micros();
     let tables = TableNames::with_prefix(&format!("pf-{}-{started}-", std::process::id()));
     let store = DynamoStore::new(&moto_sdk(), tables);

@@ -43,4 +43,5 @@ mod mcp;
 mod receipts;
 mod replays;
 mod settlement;
+mod soak;
 mod telemetry;

@@ -1,6 +1,7 @@
 //! A store wrapper that delegates every call and can be told to stop for good right before or
 //! right after one named operation, signalling when it gets there so the test can kill the
-//! request at that exact point.
+//! request at that exact point; or, given [`StoreFaults`], to fail or delay calls as they
+//! choose (the soak).
 //!
 //! The delegation is mechanical on purpose: each method is `self.around("<method name>",
 //! self.inner.<method>(..))`. When a store trait changes shape, mirror the trait here the same
@@ -37,13 +38,39 @@ impl Point {
     pub const AFTER_RECORD: Point = Point::After("record");
 }
 
-#[derive(Debug, Default)]
+/// What happens to one store call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreFault {
+    /// It runs as it would.
+    None,
+    /// It fails before reaching the store (`Unavailable`).
+    FailBefore,
+    /// It runs, then its caller sees `Unavailable` (the write landed, its answer is lost).
+    FailAfter,
+    /// It runs after this long.
+    Delay(Duration),
+}
+
+/// Chooses what happens to each store call, by its operation (trait method) name.
+pub trait StoreFaults: Send + Sync {
+    /// This call's fault.
+    fn choose(&self, operation: &'static str) -> StoreFault;
+}
+
+#[derive(Default)]
 struct Pauses {
     /// The armed point, and whether the call stopped there waits for a release (else it
     /// stops for good).
     armed: Mutex<Option<(Point, bool)>>,
     reached: Notify,
     released: Notify,
+    faults: Mutex<Option<Arc<dyn StoreFaults>>>,
+}
+
+impl std::fmt::Debug for Pauses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pauses").field("armed", &self.armed).finish_non_exhaustive()
+    }
 }
 
 /// The test's handle on a [`PausingStore`] the service owns.
@@ -74,6 +101,11 @@ impl PauseControl {
     /// Disarms a pause that was not reached.
     pub fn disarm(&self) {
         *self.0.armed.lock().unwrap() = None;
+    }
+
+    /// From now on `faults` chooses what happens to every call (None: nothing).
+    pub fn set_faults(&self, faults: Option<Arc<dyn StoreFaults>>) {
+        *self.0.faults.lock().unwrap() = faults;
     }
 }
 
@@ -120,12 +152,26 @@ impl<S> PausingStore<S> {
         }
     }
 
-    /// Runs one delegated call between its two traps.
-    async fn around<T>(&self, operation: &'static str, call: impl Future<Output = T>) -> T {
+    /// Runs one delegated call between its two traps, with the fault chosen for it.
+    async fn around<T>(
+        &self,
+        operation: &'static str,
+        call: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let faults = self.control.0.faults.lock().unwrap().clone();
+        let fault = faults.map_or(StoreFault::None, |faults| faults.choose(operation));
         self.trap(Point::Before(operation)).await;
+        match fault {
+            StoreFault::FailBefore => return Err(StoreError::Unavailable),
+            StoreFault::Delay(pause) => tokio::time::sleep(pause.min(PAUSE_LIMIT)).await,
+            StoreFault::None | StoreFault::FailAfter => {}
+        }
         let answer = call.await;
         self.trap(Point::After(operation)).await;
-        answer
+        match fault {
+            StoreFault::FailAfter => Err(StoreError::Unavailable),
+            _ => answer,
+        }
     }
 }
 

@@ -138,6 +138,12 @@ impl Payment {
         variant
     }
 
+    /// Another payment of the same terms: `buyer`'s transaction with this blockhash (so a
+    /// seed gives the same payment again) in the same envelope, without the extensions.
+    pub fn of(&self, buyer: [u8; 32], blockhash: [u8; 32]) -> Self {
+        Self { transaction: transaction_of(buyer, blockhash), extensions: None, ..self.clone() }
+    }
+
     /// The same payment with one byte appended after the message.
     pub fn with_trailing_byte(&self) -> Self {
         let mut variant = self.clone();
@@ -172,13 +178,18 @@ fn compact_u16(n: usize, out: &mut Vec<u8>) {
 /// message with header [2,0,1], keys [fee payer, buyer, token program], a random blockhash,
 /// one instruction (program 2, accounts [1], data [1,2,3]).
 fn wire_transaction() -> Vec<u8> {
-    let key = |text: &str| decode_pubkey(text).expect("a base58 public key");
     let mut blockhash = [0u8; 32];
     getrandom::fill(&mut blockhash).expect("the system random source works");
+    transaction_of(decode_pubkey(BUYER).expect("a base58 public key"), blockhash)
+}
+
+/// The transaction of [`wire_transaction`] with this buyer and blockhash.
+fn transaction_of(buyer: [u8; 32], blockhash: [u8; 32]) -> Vec<u8> {
+    let key = |text: &str| decode_pubkey(text).expect("a base58 public key");
     let mut message = vec![2, 0, 1];
     compact_u16(3, &mut message);
-    for account in [FEE_PAYER, BUYER, TOKEN_PROGRAM] {
-        message.extend_from_slice(&key(account));
+    for account in [key(FEE_PAYER), buyer, key(TOKEN_PROGRAM)] {
+        message.extend_from_slice(&account);
     }
     message.extend_from_slice(&blockhash);
     compact_u16(1, &mut message);

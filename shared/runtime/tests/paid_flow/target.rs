@@ -1,13 +1,16 @@
 //! The seller whose endpoint is checked: every GET answers 402 with a JSON body and a
 //! `PAYMENT-REQUIRED` header (a challenge built like ours, a fresh memo each time), and
-//! counts its hits. `hold_next()` holds the next request until released.
+//! counts its hits. `hold_next()` holds the next request until released. Below `/api` are
+//! the misbehaving paths of [`Behaviour`] (the soak's faulty targets).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use payability_core::capture::BODY_CAP_BYTES;
 use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
 use payability_core::payment::solana::associated_token_account;
+use payability_runtime::fetch::FETCH_DEADLINE;
 use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::json;
 
@@ -16,6 +19,40 @@ use crate::payment::FEE_PAYER;
 
 /// The seller's wallet.
 const SELLER: &str = "AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o";
+
+/// How the seller answers one of its paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// `/api`: at once (after the delay set).
+    Prompt,
+    /// `/api/slow`: after 1.5 s.
+    Slow,
+    /// `/api/hang`: not before the fetch deadline has passed.
+    Hanging,
+    /// `/api/big`: a body over the capture's cap.
+    OverTheCap,
+}
+
+impl Behaviour {
+    /// Every behaviour.
+    pub const ALL: [Behaviour; 4] = [Self::Prompt, Self::Slow, Self::Hanging, Self::OverTheCap];
+
+    /// Its path.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Prompt => "/api",
+            Self::Slow => "/api/slow",
+            Self::Hanging => "/api/hang",
+            Self::OverTheCap => "/api/big",
+        }
+    }
+
+    /// The behaviour of a requested path (query included).
+    fn of(path: &str) -> Self {
+        let path = path.split('?').next().unwrap_or_default();
+        Self::ALL.into_iter().find(|b| b.path() == path).unwrap_or(Self::Prompt)
+    }
+}
 
 struct TargetState {
     hits: AtomicUsize,
@@ -53,7 +90,12 @@ impl Target {
 
     /// The endpoint a paid check is asked about.
     pub fn url(&self) -> String {
-        self.server.url("/api")
+        self.url_of(Behaviour::Prompt)
+    }
+
+    /// The path that answers as `behaviour`.
+    pub fn url_of(&self, behaviour: Behaviour) -> String {
+        self.server.url(behaviour.path())
     }
 
     /// Requests received so far (held ones included).
@@ -87,6 +129,12 @@ async fn answer(state: &TargetState, request: Recorded) -> Reply {
     state.gate.pass().await;
     let delay = *state.delay.lock().unwrap();
     tokio::time::sleep(delay).await;
+    let behaviour = Behaviour::of(&request.path);
+    match behaviour {
+        Behaviour::Slow => tokio::time::sleep(Duration::from_millis(1_500)).await,
+        Behaviour::Hanging => tokio::time::sleep(FETCH_DEADLINE + Duration::from_secs(1)).await,
+        Behaviour::Prompt | Behaviour::OverTheCap => {}
+    }
     if request.method != "GET" {
         return Reply::json(405, &json!({"error": "GET only"}));
     }
@@ -103,12 +151,16 @@ async fn answer(state: &TargetState, request: Recorded) -> Reply {
         token_account: &token_account,
         memo: &memo,
     });
+    let mut body = challenge.body;
+    if behaviour == Behaviour::OverTheCap {
+        body.resize(BODY_CAP_BYTES + 1, b' ');
+    }
     Reply::Respond {
         status: 402,
         headers: vec![
             ("content-type".into(), "application/json".into()),
             ("payment-required".into(), challenge.payment_required),
         ],
-        body: challenge.body,
+        body,
     }
 }
