@@ -28,6 +28,7 @@ pub const TARGETS: &[Target] = &[
     ("solana_rpc", targets::solana_rpc::run, targets::solana_rpc::MAX_LEN),
     ("request_body", targets::request_body::run, targets::request_body::MAX_LEN),
     ("siwx_header", targets::siwx_header::run, targets::siwx_header::MAX_LEN),
+    ("mcp_payment", targets::mcp_payment::run, targets::mcp_payment::MAX_LEN),
     ("valet", targets::valet::run, targets::valet::MAX_LEN),
     ("verify_report", targets::verify_report::run, targets::verify_report::MAX_LEN),
 ];

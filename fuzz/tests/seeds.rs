@@ -16,7 +16,7 @@ use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutco
 use payability_core::challenge::requirements_v2;
 use payability_core::op::PaidOp;
 use payability_core::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
-use payability_core::payment::x402::NETWORK_V2;
+use payability_core::payment::x402::{MAX_PAYMENT_PAYLOAD_BYTES, NETWORK_V2};
 use payability_core::report::UtcMillis;
 use payability_fuzz::fixtures::{
     CALLED_URLS, CHECKED_AT, NOW, legacy, legacy_message, memo_key, rpc_payment_tx, signature,
@@ -207,6 +207,33 @@ fn payments() {
     trailing.push(0);
     seeds.push(("v1-trailing-byte".to_owned(), header(0, &v1(&STANDARD.encode(trailing)))));
     write("payment_header", seeds);
+
+    // MCP's `_meta["x402/payment"]`: the v2 payloads as JSON, as the official client sends
+    // them (explicit nulls included), and what it must refuse.
+    let with_nulls = {
+        let mut payload = v2(accepted(&memo_check), &tx);
+        payload["resource"] = Value::Null;
+        payload["extensions"] = Value::Null;
+        payload
+    };
+    let padded = {
+        let mut payload = v2(accepted(&memo_check), &tx);
+        payload["padding"] = json!("x".repeat(MAX_PAYMENT_PAYLOAD_BYTES));
+        payload
+    };
+    let mcp = vec![
+        ("v2-check", v2(accepted(&memo_check), &tx)),
+        ("v2-memo-v0", v2(accepted(&memo_memo), &v0)),
+        ("v2-sdk-nulls", with_nulls),
+        ("v2-expired", v2(accepted(&expired), &tx)),
+        ("v1-shape", v1(&tx)),
+        ("not-an-object", json!([1, 2])),
+        ("over-the-bound", padded),
+    ];
+    write(
+        "mcp_payment",
+        mcp.into_iter().map(|(n, v)| (n.to_owned(), v.to_string().into_bytes())).collect(),
+    );
 
     let mut transactions = vec![
         ("legacy".to_owned(), legacy()),

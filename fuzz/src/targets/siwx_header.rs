@@ -12,11 +12,11 @@ use std::sync::LazyLock;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::{Signer, SigningKey};
-use payability_core::payment::siwx::{
-    MAX_PROOF_HEADER_BYTES, NonceKey, ProvenWallet, SignInProof, SignInRefusal, SignInScope, declaration,
-    decode_proof_header, issue_nonce, siws_message, verify_proof,
-};
 use payability_core::payment::siwx::nonce::NONCE_RANDOM_BYTES;
+use payability_core::payment::siwx::{
+    MAX_PROOF_HEADER_BYTES, NonceKey, ProvenWallet, SignInProof, SignInRefusal, SignInScope,
+    declaration, decode_proof_header, issue_nonce, siws_message, verify_proof,
+};
 use payability_core::report::UtcMillis;
 use serde_json::{Value, json};
 

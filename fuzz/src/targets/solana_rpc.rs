@@ -11,8 +11,8 @@ use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::solana::{Base58Id, decode_signature};
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_runtime::payment::solana_rpc::{
-    LANDING_PAGE, Landing, MAX_RPC_ANSWER_BYTES, RpcError, read_blockhash_valid,
-    read_fee_answer, read_landed_transaction, read_rpc_answer, read_signature_listing,
+    LANDING_PAGE, Landing, MAX_RPC_ANSWER_BYTES, RpcError, read_blockhash_valid, read_fee_answer,
+    read_landed_transaction, read_rpc_answer, read_signature_listing,
 };
 use serde_json::Value;
 
