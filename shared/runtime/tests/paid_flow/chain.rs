@@ -471,7 +471,8 @@ fn rpc_call(state: &RpcState, call: &Value) -> Value {
     let method = call["method"].as_str().unwrap_or_default().to_owned();
     *state.calls.lock().unwrap().entry(method.clone()).or_default() += 1;
     let first = call["params"][0].as_str().unwrap_or_default();
-    let landed = state.chain.landed.lock().unwrap().clone();
+    // Read under the lock, not copied: the soak's chain holds thousands of transactions.
+    let landed = state.chain.landed.lock().unwrap();
     let result = match method.as_str() {
         "getTransaction" => match landed.iter().find(|l| l.signature == first) {
             Some(l) => json!({

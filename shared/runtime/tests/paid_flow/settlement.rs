@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::chain::SettleMode;
 use crate::expect;
 use crate::pausing_store::{StoreFault, StoreFaults};
-use crate::world::{Transport, World};
+use crate::payment::Payment;
+use crate::world::{Answer, Transport, World};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
@@ -59,14 +60,21 @@ unknown_outcome_tests! {
     settle_slower_than_its_bound => SettleMode::SlowThenSettle(SETTLE_TIMEOUT + Duration::from_secs(2)),
 }
 
-#[tokio::test]
-async fn a_settling_claim_younger_than_30_s_is_in_flight() {
-    let world = World::start().await;
+/// A fresh payment bought over HTTP whose `/settle` landed and whose answer was lost: its
+/// first answer (outcome unknown); the facilitator answers normally again after it.
+async fn landed_with_its_answer_lost(world: &World) -> (Payment, Answer) {
     let payment = world.fresh_payment().await;
     world.facilitator.set_settle_mode(SettleMode::LandThenDrop);
     let first = world.post_check(&payment).await;
     expect::outcome_unknown(&first);
     world.facilitator.set_settle_mode(SettleMode::Normal);
+    (payment, first)
+}
+
+#[tokio::test]
+async fn a_settling_claim_younger_than_30_s_is_in_flight() {
+    let world = World::start().await;
+    let (payment, first) = landed_with_its_answer_lost(&world).await;
     world.advance(Duration::from_secs(5));
     let verifies = world.facilitator.verify_calls();
     let young = world.post_check(&payment).await;
@@ -85,11 +93,7 @@ async fn a_settling_claim_younger_than_30_s_is_in_flight() {
 #[tokio::test]
 async fn a_landed_payment_behind_a_page_of_its_buyers_later_transactions_is_found() {
     let world = World::start().await;
-    let payment = world.fresh_payment().await;
-    world.facilitator.set_settle_mode(SettleMode::LandThenDrop);
-    let first = world.post_check(&payment).await;
-    expect::outcome_unknown(&first);
-    world.facilitator.set_settle_mode(SettleMode::Normal);
+    let (payment, _) = landed_with_its_answer_lost(&world).await;
     for n in 0..30 {
         let later = world.post_check(&world.fresh_payment().await).await;
         assert!(later.is_verdict(), "later purchase {n}: {later}");

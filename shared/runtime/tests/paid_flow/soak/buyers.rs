@@ -23,7 +23,7 @@ const ATTEMPTS: usize = 4;
 
 /// The wallets buyers pay from, each with its own signature history on the chain (one
 /// wallet's hundreds of settlements would be a search of hundreds of transactions per lookup).
-const WALLETS: u64 = 128;
+const WALLETS: u64 = 250;
 
 /// Buyer wallet `n`.
 pub fn wallet(n: u8) -> SigningKey {
