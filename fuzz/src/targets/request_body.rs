@@ -1,7 +1,7 @@
 //! The request bodies of `POST /precheck` and `POST /check` / `POST /memo`. Their shapes are
 //! private to `payability_runtime::api` (not reachable from outside the crate), so they are
 //! replicated here exactly: the same fields, `deny_unknown_fields`, and the same two steps as
-//! `api::paid::parse_body` (JSON into a `Value`, then into the shape). The replicas must agree
+//! `api::http::parse_body` (JSON into a `Value`, then into the shape). The replicas must agree
 //! with the published input contract, read independently off the `Value`: one JSON object
 //! with a string `url`, optional string (or null) `caller` and `op` for the pre-check, and no
 //! other member. An accepted URL then goes through the URL policy and the caller through the
@@ -28,7 +28,7 @@ pub struct PrecheckBody {
     op: Option<String>,
 }
 
-/// `api::paid::PaidBody`, replicated.
+/// `api::purchase::PaidArguments`, replicated.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
@@ -36,7 +36,7 @@ pub struct PaidBody {
     url: String,
 }
 
-/// `api::paid::parse_body`, replicated: `Err(rule)` as the API answers it.
+/// `api::http::parse_body`, replicated: `Err(rule)` as the API answers it.
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, &'static str> {
     let value: Value = serde_json::from_slice(body).map_err(|_| "body_not_json")?;
     serde_json::from_value(value).map_err(|_| "body_wrong_shape")
@@ -57,7 +57,7 @@ fn contract_allows(value: &Value, optional: &[&str]) -> bool {
 /// derived `Deserialize` also takes a struct as a JSON array of its fields in order, so
 /// `["https://seller.example/api"]` is a paid body and `["<url>", null, "memo"]` a pre-check
 /// body, although the contract is one JSON object. The fix is one line in
-/// `api::paid::parse_body`: answer `body_wrong_shape` unless the `Value` is an object. Until
+/// `api::http::parse_body`: answer `body_wrong_shape` unless the `Value` is an object. Until
 /// then the replicas accept exactly this form too, and nothing else beyond the contract.
 fn sequence_form(value: &Value, optional: &[&str]) -> bool {
     let Some(items) = value.as_array() else { return false };

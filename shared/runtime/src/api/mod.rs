@@ -7,8 +7,8 @@
 mod binding;
 pub mod config;
 pub mod discovery;
+mod http;
 mod mcp;
-mod paid;
 mod precheck;
 mod purchase;
 mod reads;
@@ -19,7 +19,7 @@ mod sign_in;
 use std::net::IpAddr;
 use std::time::Instant;
 
-use http::{HeaderMap, Method, StatusCode};
+use ::http::{HeaderMap, Method, StatusCode};
 use payability_core::op::PaidOp;
 use payability_core::report::UtcMillis;
 

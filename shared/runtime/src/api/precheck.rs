@@ -1,4 +1,5 @@
-//! `POST /precheck`: the free, metered URL-policy verdict. It never fetches and returns no
+//! The pre-check, whatever carries it (`POST /precheck`, the MCP tool): the free, metered
+//! URL-policy verdict. It never fetches and returns no
 //! state and no factor: whether the URL is in policy (or the refusal naming the violation),
 //! signed, with the disclosure, honesty and retention lines. An unsigned pre-check spends its
 //! source's allowance; one signed by a wallet (x402 sign-in-with-x) spends that wallet's,
@@ -7,22 +8,16 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use http::StatusCode;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
-use payability_core::payment::siwx::{
-    SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
-};
-use payability_core::payment::x402::X402Version;
+use payability_core::payment::siwx::{SignInProof, SignInRefusal};
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ApiRequest;
-use super::discovery::CallStyle;
-use super::paid::{fields_of, http_answer};
-use super::respond::{ApiResponse, error, json_response, json_response_bytes};
-use super::service::{Offer, Service, Stores};
+use super::purchase::fields_of;
+use super::service::{Service, Stores};
 use super::sign_in::SignInFailure;
 use crate::rules::{ApiError, Refusal};
 use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
@@ -78,61 +73,13 @@ fn refused(refusal: SignInRefusal) -> PrecheckStop {
 }
 
 impl<S: Stores> Service<S> {
-    /// `POST /precheck`: the signed answer, a closed-form error, (allowance spent) the paid
-    /// op's 402, offered as a POST like the pre-check itself, or the sign-in challenge.
-    pub(super) async fn precheck(&self, request: &ApiRequest) -> ApiResponse {
-        if X402Version::ALL.iter().any(|v| request.headers.contains_key(v.payment_header())) {
-            return error(ApiError::PrecheckTakesNoPayment);
-        }
-        let body = match serde_json::from_slice(&request.body) {
-            Ok(body) => body,
-            Err(_) => return error(ApiError::BodyNotJson),
-        };
-        let proof =
-            request.headers.get(SIGN_IN_WITH_X).map(|raw| decode_proof_header(raw.as_bytes()));
-        match self.precheck_answer(body, proof, request).await {
-            Ok(answer) => json_response(StatusCode::OK, &answer),
-            Err(PrecheckStop::Error(refused)) => error(refused),
-            Err(PrecheckStop::SignIn { refusal }) => {
-                match self.precheck_sign_in(refusal, request) {
-                    Ok(challenge) => {
-                        json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.body)
-                            .with_header("payment-required", &challenge.payment_required)
-                            .with_rule(refusal.rule())
-                    }
-                    Err(response) => response,
-                }
-            }
-            Err(PrecheckStop::Exhausted { op, refusal }) => {
-                let resource_url = match self.route_url(op, request) {
-                    Ok(url) => url,
-                    Err(response) => return response,
-                };
-                match self.fee_payer().await {
-                    Some(fee_payer) => {
-                        let offer = Offer {
-                            route: op,
-                            resource_url: &resource_url,
-                            fee_payer,
-                            call: CallStyle::Body,
-                            // The pre-check delivers no verdict: no receipt.
-                            receipt_did: None,
-                        };
-                        http_answer(self.offered(&offer, refusal))
-                    }
-                    None => error(ApiError::PaymentsUnavailable),
-                }
-            }
-        }
-    }
-
     /// The sign-in challenge of the pre-check route (this request's public URL), carrying
     /// `refusal`'s rule.
     pub(super) fn precheck_sign_in(
         &self,
         refusal: Refusal,
         request: &ApiRequest,
-    ) -> Result<OwnChallenge, ApiResponse> {
+    ) -> Result<OwnChallenge, ApiError> {
         let resource_url = self.request_url(request)?;
         let sign_in = self.sign_in_declaration(&resource_url);
         let error = refusal.error_text();

@@ -17,10 +17,9 @@ use payability_core::signing::ReportSigner;
 use subtle::ConstantTimeEq;
 use tokio::sync::OnceCell;
 
+use super::ApiRequest;
 use super::config::ServiceConfig;
 use super::discovery;
-use super::respond::{ApiResponse, error};
-use super::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES};
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
@@ -71,7 +70,7 @@ pub(super) struct Offer<'a> {
     pub(super) fee_payer: &'a str,
     /// How the request names the endpoint (GET `?url=` or POST body): the 402 describes
     /// the route that way.
-    pub(super) call: discovery::CallStyle,
+    pub(super) call: super::purchase::CallStyle,
     /// The `did:web` DID a delivered verdict's receipt is signed under (none: no receipt).
     pub(super) receipt_did: Option<&'a str>,
 }
@@ -164,10 +163,10 @@ impl<S: Stores> Service<S> {
     }
 
     /// The API's public base URL: the configured one, else the one the platform reports for
-    /// this request; 503 when neither is known.
-    pub(super) fn base_url<'a>(&'a self, request: &'a ApiRequest) -> Result<&'a str, ApiResponse> {
+    /// this request; 503 `base_url_unknown` when neither is known.
+    pub(super) fn base_url<'a>(&'a self, request: &'a ApiRequest) -> Result<&'a str, ApiError> {
         let base = self.config.public_base_url.as_deref().or(request.public_base_url.as_deref());
-        Ok(base.ok_or_else(|| error(ApiError::BaseUrlUnknown))?.trim_end_matches('/'))
+        Ok(base.ok_or(ApiError::BaseUrlUnknown)?.trim_end_matches('/'))
     }
 
     /// The public URL of a paid route (`resource` in the challenge a pre-check answers).
@@ -175,34 +174,24 @@ impl<S: Stores> Service<S> {
         &self,
         route: PaidOp,
         request: &ApiRequest,
-    ) -> Result<String, ApiResponse> {
+    ) -> Result<String, ApiError> {
         Ok(format!("{}/{}", self.base_url(request)?, route.as_str()))
     }
 
     /// The public URL of this request (`resource` in a paid route's challenge): the base URL,
     /// the path as it arrived (its `/toll/payability` prefix once, when the base already ends
     /// with it) and the query as it arrived, serialised as a WHATWG URL (`url` crate): the
-    /// called URL a buyer who submits this request's URL is graded against. A GET (or HEAD)
-    /// whose URL, as the JSON string clients echo it in, is over
-    /// [`MAX_GET_RESOURCE_URL_BYTES`] is refused free (414 `url_too_long_for_get`): its paid
-    /// retry would not fit API Gateway's request quota.
-    pub(super) fn request_url(&self, request: &ApiRequest) -> Result<String, ApiResponse> {
+    /// called URL a buyer who submits this request's URL is graded against.
+    pub(super) fn request_url(&self, request: &ApiRequest) -> Result<String, ApiError> {
         let base = self.base_url(request)?;
         let path = match base.ends_with(TOLL_PREFIX) {
             true => request.path.strip_prefix(TOLL_PREFIX).unwrap_or(&request.path),
             false => &request.path,
         };
         let query = request.query.as_deref().map(|query| format!("?{query}")).unwrap_or_default();
-        let url = url::Url::parse(&format!("{base}{path}{query}"))
+        url::Url::parse(&format!("{base}{path}{query}"))
             .map(String::from)
-            .map_err(|_| error(ApiError::BaseUrlUnknown))?;
-        // JSON escapes a backslash (the one character a serialised query keeps that it escapes).
-        let echoed = url.len() + url.matches('\\').count();
-        let get = discovery::CallStyle::of(&request.method) == discovery::CallStyle::Query;
-        match get && echoed > MAX_GET_RESOURCE_URL_BYTES {
-            true => Err(error(ApiError::UrlTooLongForGet)),
-            false => Ok(url),
-        }
+            .map_err(|_| ApiError::BaseUrlUnknown)
     }
 
     /// Our challenge for an offer answering `refusal` (`"<rule>: <message>"` in both legs):

@@ -11,7 +11,6 @@
 
 use std::sync::LazyLock;
 
-use http::Method;
 use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
 use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::grade::{grade_check, grade_memo};
@@ -22,36 +21,10 @@ use payability_core::signing::SIGNATURE_ALG;
 use serde_json::{Value, json};
 
 use super::schemas::{URL_DESCRIPTION, abridged_report, compact_request};
+use crate::api::purchase::CallStyle;
 
 /// The endpoint every example names.
 pub const EXAMPLE_URL: &str = "https://seller.example/api";
-
-/// How a request names the endpoint to check, by its method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallStyle {
-    /// `GET` (or `HEAD`) with `?url=<endpoint>`.
-    Query,
-    /// `POST` with the JSON body `{"url": "<endpoint>"}`.
-    Body,
-    /// MCP `tools/call` of the op's tool with the arguments `{"url": "<endpoint>"}`.
-    Mcp,
-}
-
-impl CallStyle {
-    /// The style of a request method: GET and HEAD name the URL in the query, any other in
-    /// the body.
-    pub fn of(method: &Method) -> Self {
-        if method == Method::GET || method == Method::HEAD { Self::Query } else { Self::Body }
-    }
-
-    /// The HTTP method the description names (an MCP call is a POST of JSON-RPC).
-    pub fn method(self) -> &'static str {
-        match self {
-            Self::Query => "GET",
-            Self::Body | Self::Mcp => "POST",
-        }
-    }
-}
 
 /// One route's description for one call style: the v2 `extensions` and the v1
 /// `outputSchema`.
@@ -65,13 +38,11 @@ pub struct RouteDescription {
 
 /// Built once: (check, memo) x (query, body, MCP).
 static DESCRIPTIONS: LazyLock<[[RouteDescription; 3]; 2]> = LazyLock::new(|| {
-    [PaidOp::Check, PaidOp::Memo].map(|route| {
-        [CallStyle::Query, CallStyle::Body, CallStyle::Mcp].map(|style| describe(route, style))
-    })
+    [PaidOp::Check, PaidOp::Memo].map(|route| CallStyle::ALL.map(|style| describe(route, style)))
 });
 
 /// The description of a paid route for a call style.
-pub fn description(route: PaidOp, style: CallStyle) -> &'static RouteDescription {
+pub(in crate::api) fn description(route: PaidOp, style: CallStyle) -> &'static RouteDescription {
     let r = match route {
         PaidOp::Check => 0,
         PaidOp::Memo => 1,

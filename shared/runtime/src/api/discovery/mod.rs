@@ -18,9 +18,8 @@ use payability_core::op::PaidOp;
 use payability_core::payment::receipt::{did_document, did_web};
 use serde_json::{Value, json};
 
-pub use bazaar::{
-    CallStyle, EXAMPLE_URL, RouteDescription, description, example_report, mcp_input_schema,
-};
+pub(in crate::api) use bazaar::description;
+pub use bazaar::{EXAMPLE_URL, RouteDescription, example_report, mcp_input_schema};
 pub(in crate::api) use criteria::criteria_response;
 pub use openapi::openapi_document;
 pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifier_declaration};

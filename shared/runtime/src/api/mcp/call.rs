@@ -6,6 +6,7 @@
 //! one, is `_meta["x402/payment-response"]`.
 
 use http::StatusCode;
+use payability_core::challenge::OwnChallenge;
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{
     SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
@@ -13,7 +14,6 @@ use payability_core::payment::siwx::{
 use payability_core::payment::x402::{
     DecodedPayment, PaymentRefusal, SettlementResponse, decode_mcp_payment,
 };
-use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -21,10 +21,9 @@ use serde_json::{Map, Value, json};
 use super::RpcError;
 use super::tools::Tool;
 use crate::api::ApiRequest;
-use crate::api::discovery::{CallStyle, criteria_response};
-use crate::api::paid::{PaidBody, fields_of};
+use crate::api::discovery::criteria_response;
 use crate::api::precheck::PrecheckStop;
-use crate::api::purchase::{PurchaseOutcome, PurchaseRequest};
+use crate::api::purchase::{CallStyle, PaidArguments, PaidCall, fields_of};
 use crate::api::respond::{ApiResponse, error, json_response, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::rules::ApiError;
@@ -32,10 +31,6 @@ use crate::telemetry::Telemetry;
 
 /// The `_meta` key of the payment a paid call carries.
 const PAYMENT_META_KEY: &str = "x402/payment";
-
-/// What a paid call presents in `_meta`: its payment and its sign-in proof, each decoded.
-type Presented =
-    (Option<Result<DecodedPayment, PaymentRefusal>>, Option<Result<SignInProof, SignInRefusal>>);
 
 /// The `params` of `tools/call`.
 #[derive(Deserialize)]
@@ -135,8 +130,8 @@ impl<S: Stores> Service<S> {
             }
             Tool::Precheck => self.precheck_result(arguments, proof, request).await,
             Tool::Paid(op) => {
-                let presented = (payment.map(decode_mcp_payment), proof);
-                self.paid_result(op, arguments, presented, request).await
+                let payment = payment.map(decode_mcp_payment);
+                self.paid_result(op, arguments, payment, proof, request).await
             }
         })
     }
@@ -156,11 +151,8 @@ impl<S: Stores> Service<S> {
             Err(PrecheckStop::Error(refused)) => error(refused),
             Err(PrecheckStop::SignIn { refusal }) => {
                 match self.precheck_sign_in(refusal, request) {
-                    Ok(challenge) => {
-                        json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.v2)
-                            .with_rule(refusal.rule())
-                    }
-                    Err(refused) => refused,
+                    Ok(challenge) => mcp_offer(challenge).with_rule(refusal.rule()),
+                    Err(refused) => error(refused),
                 }
             }
             Err(PrecheckStop::Exhausted { op, refusal }) => {
@@ -174,55 +166,29 @@ impl<S: Stores> Service<S> {
         ToolResult::of(Tool::Precheck, answer, None)
     }
 
-    /// A paid tool: the arguments and the URL are vetted free (nothing read of the payment
-    /// yet), then the purchase runs as over HTTP.
+    /// A paid tool: its arguments read (a shape of another kind is refused before anything
+    /// else), then the purchase, as over HTTP.
     async fn paid_result(
         &self,
         op: PaidOp,
         arguments: Value,
-        (payment, proof): Presented,
+        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+        proof: Option<Result<SignInProof, SignInRefusal>>,
         request: &ApiRequest,
     ) -> ToolResult {
         let tool = Tool::Paid(op);
-        let submitted: PaidBody = match fields_of(arguments) {
-            Ok(submitted) => submitted,
+        let url = match fields_of::<PaidArguments>(arguments) {
+            Ok(arguments) => arguments.url,
             Err(refused) => return ToolResult::of(tool, error(refused), None),
         };
-        let target = match vet_target_url(&submitted.url, self.config.address_rule) {
-            Ok(target) => target,
-            Err(refusal) => {
-                return ToolResult::of(tool, error(ApiError::UrlRefused(refusal)), None);
-            }
-        };
-        let resource_url = match self.request_url(request) {
-            Ok(url) => url,
-            Err(refused) => return ToolResult::of(tool, refused, None),
-        };
-        let base_url = match self.base_url(request) {
-            Ok(base) => base.to_owned(),
-            Err(refused) => return ToolResult::of(tool, refused, None),
-        };
-        let purchase = PurchaseRequest {
-            op,
-            target: Some(target),
-            resource_url,
-            call: CallStyle::Mcp,
-            payment,
-            proof,
-            house: self.is_house(&request.headers),
-            base_url,
-        };
-        let (answer, settlement) = match self.purchase(purchase).await {
-            PurchaseOutcome::Offer { refusal, challenge, settlement } => {
-                let offer = json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.v2);
-                (offer.with_rule(refusal.rule()), settlement)
-            }
-            PurchaseOutcome::Refused { error: refused, settlement } => (error(refused), settlement),
-            PurchaseOutcome::Delivered { report, settlement } => {
-                let (state, house) = (report.report.state, report.report.house);
-                (json_response(StatusCode::OK, &report).with_verdict(state, house), settlement)
-            }
-        };
+        let call = PaidCall { op, url: Some(url), style: CallStyle::Mcp, payment, proof };
+        let (answer, settlement) = self.buy(call, request).await.answer(mcp_offer);
         ToolResult::of(tool, answer, settlement)
     }
+}
+
+/// Our challenge as an MCP tool's answer: the v2 `PaymentRequired` as its JSON (MCP
+/// payments are v2 only).
+fn mcp_offer(challenge: OwnChallenge) -> ApiResponse {
+    json_response_bytes(StatusCode::PAYMENT_REQUIRED, challenge.v2)
 }

@@ -1,12 +1,14 @@
-//! One purchase of a verdict, whatever carries it: a typed [`PurchaseRequest`] in, a typed
+//! One purchase of a verdict, whatever carries it: a typed [`PaidCall`] in, a typed
 //! [`PurchaseOutcome`] out (a challenge, a closed-form error, or the signed verdict, each
-//! with the settlement answer x402 clients read). No header, status or body is decided here:
-//! HTTP (`super::paid`) is one adapter that turns an outcome into bytes. The state machine is
-//! described once, with every answer, in `docs/paid-flow.md`.
+//! with the settlement answer x402 clients read), at the seam of [`call`]. No header, status
+//! or body is decided here: each transport (`super::http`, `super::mcp`) is an adapter that
+//! reads its request into a call and renders the outcome. The state machine is described
+//! once, with every answer, in `docs/paid-flow.md`.
 //!
 //! The claim markers and their moves are [`crate::store::ClaimMarker`] and
 //! [`crate::store::Transition`]; the time bounds are [`super::budget`].
 
+mod call;
 mod delivery;
 mod early;
 mod identifier;
@@ -25,7 +27,6 @@ use payability_core::payment::x402::{
 use payability_core::policy::TargetUrl;
 use payability_core::report::SignedReport;
 
-use super::discovery::CallStyle;
 use super::service::{Offer, Service, Stores};
 use crate::budget::Budget;
 use crate::rules::{ApiError, Refusal};
@@ -33,32 +34,33 @@ use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
     Retry, StoredClaim, UrlBinding, UtcDay, UtcMillis,
 };
+pub(in crate::api) use call::{CallStyle, PaidArguments, PaidCall, fields_of};
 use delivery::Delivery;
 use stop::{Stop, store_failed};
 
-/// One purchase, as a transport hands it over: everything it read from its own request.
-pub(in crate::api) struct PurchaseRequest {
+/// One purchase, as [`Service::buy`] assembles it from a transport's call.
+struct PurchaseRequest {
     /// The op bought.
-    pub(in crate::api) op: PaidOp,
-    /// The endpoint to check, vetted free by the transport; None when the request names none
-    /// (an indexer's probe gets the challenge).
-    pub(in crate::api) target: Option<TargetUrl>,
+    op: PaidOp,
+    /// The endpoint to check, vetted free; None when the call names none (an indexer's probe
+    /// gets the challenge).
+    target: Option<TargetUrl>,
     /// The URL the buyer called: `resource` in our challenge, and the called URL a claim is
     /// bound to.
-    pub(in crate::api) resource_url: String,
-    /// How the request names the endpoint: the challenge describes the call that way.
-    pub(in crate::api) call: CallStyle,
+    resource_url: String,
+    /// How the call names the endpoint: the challenge describes the call that way.
+    call: CallStyle,
     /// The payment presented, decoded by the transport from its own encoding (a refusal is
     /// answered here, where the offer is known); None without one.
-    pub(in crate::api) payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    payment: Option<Result<DecodedPayment, PaymentRefusal>>,
     /// The sign-in proof presented (x402 sign-in-with-x), decoded by the transport; None
     /// without one.
-    pub(in crate::api) proof: Option<Result<SignInProof, SignInRefusal>>,
+    proof: Option<Result<SignInProof, SignInRefusal>>,
     /// The request carries the house credential: no payment, `house: true`.
-    pub(in crate::api) house: bool,
+    house: bool,
     /// The API's public base URL as this request reaches it: the `did:web` DID its
     /// receipt is signed under (`<base>/.well-known/did.json` resolves it).
-    pub(in crate::api) base_url: String,
+    base_url: String,
 }
 
 /// How a purchase ends. `settlement` is the settlement answer x402 clients read, in the
@@ -98,7 +100,7 @@ impl<S: Stores> Service<S> {
     }
 
     /// Carries one purchase to its outcome.
-    pub(in crate::api) async fn purchase(&self, request: PurchaseRequest) -> PurchaseOutcome {
+    async fn purchase(&self, request: PurchaseRequest) -> PurchaseOutcome {
         let budget = Budget::start(request.op);
         let today = match self.store_reachable().await {
             Ok(today) => today,
