@@ -1,4 +1,4 @@
-//! `decode_mcp_payment` (MCP's `_meta["x402/payment"]`, a JSON value inside the JSON-RPC body)
+//! `decode_payment_object` (MCP's `_meta["x402/payment"]`, a JSON value inside the JSON-RPC body)
 //! on arbitrary JSON: closed-form refusals; a value that is not an object is malformed; past
 //! the header's bound (the compact JSON of its non-null members) always `HeaderTooLarge`; and
 //! a decoded payment is the very payment the same payload makes over HTTP (`PAYMENT-SIGNATURE`,
@@ -11,7 +11,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::x402::{
-    MAX_PAYMENT_PAYLOAD_BYTES, PaymentRefusal, X402Version, decode_mcp_payment,
+    MAX_PAYMENT_PAYLOAD_BYTES, PaymentRefusal, X402Version, decode_payment_object,
     decode_payment_header,
 };
 use serde_json::Value;
@@ -24,7 +24,7 @@ pub fn run(data: &[u8]) {
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
         return;
     };
-    let decoded = decode_mcp_payment(&value);
+    let decoded = decode_payment_object(&value);
     let Value::Object(fields) = &value else {
         assert_eq!(decoded, Err(PaymentRefusal::HeaderMalformed), "not an object");
         return;
@@ -37,7 +37,7 @@ pub fn run(data: &[u8]) {
         assert_eq!(decoded, Err(PaymentRefusal::HeaderTooLarge));
         return;
     }
-    assert_eq!(decode_mcp_payment(&present), decoded, "null members are dropped");
+    assert_eq!(decode_payment_object(&present), decoded, "null members are dropped");
     let over_http = decode_payment_header(X402Version::V2, STANDARD.encode(&json).as_bytes());
     let payment = match decoded {
         Ok(payment) => payment,

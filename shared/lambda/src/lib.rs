@@ -38,6 +38,13 @@ pub async fn run_mcp() -> Result<(), lambda_http::Error> {
     started(startup::start(DynamoDbOnly, &settings, None, None, ServeMcp).await)?
 }
 
+/// Runs the A2A function: `POST /a2a` (every skill), with the settings it reads.
+pub async fn run_a2a() -> Result<(), lambda_http::Error> {
+    init_logs();
+    let settings = started(Settings::from_env(Reader::A2a))?;
+    started(startup::start(DynamoDbOnly, &settings, None, None, ServeA2a).await)?
+}
+
 /// A start-up step's result; a failure is logged as one line naming the problem (the
 /// errors here carry setting names and static words, never a value) before the process
 /// exits and Lambda reports the failed start.
@@ -156,6 +163,25 @@ impl WithService for ServeMcp {
             let service = service.clone();
             async move {
                 let response = service.handle_mcp(api_request(event)).await;
+                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
+            }
+        }))
+        .await
+    }
+}
+
+/// Serves the A2A endpoint with the built service.
+struct ServeA2a;
+
+impl WithService for ServeA2a {
+    type Output = Result<(), lambda_http::Error>;
+
+    async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
+        let service = Arc::new(service);
+        lambda_http::run(service_fn(move |event: Request| {
+            let service = service.clone();
+            async move {
+                let response = service.handle_a2a(api_request(event)).await;
                 Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
             }
         }))

@@ -37,11 +37,17 @@ pub enum Route {
     /// `POST /mcp`: the MCP endpoint (Streamable HTTP, stateless JSON): the free and the paid
     /// routes as tools.
     Mcp,
+    /// `GET /.well-known/agent-card.json`: the A2A agent card (the skills, the x402 extension,
+    /// the JSON-RPC endpoint).
+    AgentCard,
+    /// `POST /a2a`: the A2A endpoint (JSON-RPC, stateless): the free and the paid routes as
+    /// skills, paid with the x402 A2A extension.
+    A2a,
 }
 
 impl Route {
     /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
-    pub const ALL: [Route; 11] = [
+    pub const ALL: [Route; 13] = [
         Self::Criteria,
         Self::Precheck,
         Self::Check,
@@ -53,7 +59,12 @@ impl Route {
         Self::Corpus,
         Self::DidDocument,
         Self::Mcp,
+        Self::AgentCard,
+        Self::A2a,
     ];
+
+    /// The routes an agent calls by name: MCP's tools and A2A's skills, the free ones first.
+    pub const AGENT_CALLS: [Route; 4] = [Self::Criteria, Self::Precheck, Self::Check, Self::Memo];
 
     /// The route of a path, if it is one of ours: its own path, or the same under
     /// [`TOLL_PREFIX`] (the public paths the specification names).
@@ -92,13 +103,15 @@ impl Route {
             Self::Corpus => "/corpus",
             Self::DidDocument => "/.well-known/did.json",
             Self::Mcp => "/mcp",
+            Self::AgentCard => "/.well-known/agent-card.json",
+            Self::A2a => "/a2a",
         }
     }
 
     /// The methods the route answers (any other gets 405 `method_not_allowed`).
     pub fn methods(self) -> &'static [Method] {
         match self {
-            Self::Precheck | Self::Mcp => &[Method::POST],
+            Self::Precheck | Self::Mcp | Self::A2a => &[Method::POST],
             Self::Check | Self::Memo => &[Method::GET, Method::POST],
             Self::Criteria
             | Self::Metrics
@@ -106,7 +119,8 @@ impl Route {
             | Self::WellKnownX402
             | Self::LlmsTxt
             | Self::Corpus
-            | Self::DidDocument => &[Method::GET],
+            | Self::DidDocument
+            | Self::AgentCard => &[Method::GET],
         }
     }
 
@@ -124,6 +138,8 @@ impl Route {
             Self::Corpus => "corpus",
             Self::DidDocument => "did_document",
             Self::Mcp => "mcp",
+            Self::AgentCard => "agent_card",
+            Self::A2a => "a2a",
         }
     }
 
@@ -136,12 +152,14 @@ impl Route {
             | Self::WellKnownX402
             | Self::LlmsTxt
             | Self::Corpus
-            | Self::DidDocument => "criteria",
+            | Self::DidDocument
+            | Self::AgentCard => "criteria",
             Self::Precheck => "precheck",
             Self::Check => "check",
             Self::Memo => "memo",
             Self::Metrics => "metrics",
             Self::Mcp => "mcp",
+            Self::A2a => "a2a",
         }
     }
 

@@ -4,10 +4,12 @@
 //! telemetry of every answer ([`crate::telemetry`]). Nothing here knows which server carries
 //! the bytes.
 
+mod a2a;
 mod binding;
 pub mod config;
 pub mod discovery;
 mod http;
+mod jsonrpc;
 mod mcp;
 mod precheck;
 mod purchase;
@@ -76,12 +78,14 @@ pub struct ApiRequest {
 impl<S: Stores> Service<S> {
     /// Answers one request on any route, as `payability serve` does, and writes its log line
     /// (never a body, a header value, the submitted URL or anything fetched): MCP as the MCP
-    /// function, the free documents as the criteria function, the rest as their functions.
-    /// The route is resolved here, once, for the answer, the log line and the EMF line.
+    /// function, A2A as the A2A function, the free documents as the criteria function, the
+    /// rest as their functions. The route is resolved here, once, for the answer, the log
+    /// line and the EMF line.
     pub async fn handle(&self, request: ApiRequest) -> ApiResponse {
         let route = Route::of_path(&request.path);
         match route {
             Some(Route::Mcp) => self.answer_mcp(route, request).await,
+            Some(Route::A2a) => self.answer_a2a(route, request).await,
             Some(known) if known.is_document() => {
                 free_document(route, &request, &self.publication())
             }
@@ -98,11 +102,38 @@ impl<S: Stores> Service<S> {
 
     /// [`Self::handle_mcp`] of a request whose path resolved to `route`.
     async fn answer_mcp(&self, route: Option<Route>, request: ApiRequest) -> ApiResponse {
+        self.answer_endpoint(Route::Mcp, route, request, async |request| self.mcp(request).await)
+            .await
+    }
+
+    /// Answers one request as the A2A function does: `POST /a2a` (a route of another
+    /// function: 404 `not_found`), with the log line and the EMF line. Apart from
+    /// [`Self::handle_served`], so that the other functions link no A2A code.
+    pub async fn handle_a2a(&self, request: ApiRequest) -> ApiResponse {
+        self.answer_a2a(Route::of_path(&request.path), request).await
+    }
+
+    /// [`Self::handle_a2a`] of a request whose path resolved to `route`.
+    async fn answer_a2a(&self, route: Option<Route>, request: ApiRequest) -> ApiResponse {
+        self.answer_endpoint(Route::A2a, route, request, async |request| self.a2a(request).await)
+            .await
+    }
+
+    /// A request to a function that serves the one route `endpoint` (a route of another
+    /// function: 404 `not_found`), answered by `answer` once admitted, with the log line and
+    /// the EMF line.
+    async fn answer_endpoint(
+        &self,
+        endpoint: Route,
+        route: Option<Route>,
+        request: ApiRequest,
+        answer: impl AsyncFnOnce(&ApiRequest) -> ApiResponse,
+    ) -> ApiResponse {
         let started = Instant::now();
         let response = match route {
-            Some(known) if known != Route::Mcp => error(ApiError::NotFound),
+            Some(known) if known != endpoint => error(ApiError::NotFound),
             _ => match admit(&request, route) {
-                Ok(_) => self.mcp(&request).await,
+                Ok(_) => answer(&request).await,
                 Err(refusal) => refusal,
             },
         };
@@ -145,9 +176,11 @@ impl<S: Stores> Service<S> {
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
-            // Answered by `handle_mcp` and `answer_criteria` only, so that no paid function
-            // links the MCP code, the documents or the embedded corpus.
+            // Answered by `handle_mcp`, `handle_a2a` and `answer_criteria` only, so that no
+            // paid function links the MCP or A2A code, the documents or the embedded corpus.
             Route::Mcp
+            | Route::A2a
+            | Route::AgentCard
             | Route::Criteria
             | Route::OpenApi
             | Route::WellKnownX402

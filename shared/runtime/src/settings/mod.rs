@@ -36,11 +36,13 @@ pub enum Reader {
     Metrics,
     /// The MCP function (every tool: what precheck, check and memo read).
     Mcp,
+    /// The A2A function (every skill: what precheck, check and memo read).
+    A2a,
 }
 
 impl Reader {
     /// Every reader, in the table's order.
-    pub const ALL: [Reader; 8] = [
+    pub const ALL: [Reader; 9] = [
         Reader::Serve,
         Reader::Cli,
         Reader::Criteria,
@@ -49,6 +51,7 @@ impl Reader {
         Reader::Memo,
         Reader::Metrics,
         Reader::Mcp,
+        Reader::A2a,
     ];
 
     /// The Lambda function binary this reader is (`template.yaml`'s `Binary`), if it is one.
@@ -61,6 +64,7 @@ impl Reader {
             Self::Memo => Some("memo"),
             Self::Metrics => Some("metrics"),
             Self::Mcp => Some("mcp"),
+            Self::A2a => Some("a2a"),
         }
     }
 
@@ -198,9 +202,9 @@ impl Var<AddressRule> {
 
 /// Serve and the functions that build the whole service.
 const SERVICE: &[Reader] =
-    &[Reader::Serve, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp];
+    &[Reader::Serve, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp, Reader::A2a];
 /// Serve and the functions that take house checks.
-const HOUSE: &[Reader] = &[Reader::Serve, Reader::Check, Reader::Memo, Reader::Mcp];
+const HOUSE: &[Reader] = &[Reader::Serve, Reader::Check, Reader::Memo, Reader::Mcp, Reader::A2a];
 /// Everything that opens the store.
 const STORE_READERS: &[Reader] = &[
     Reader::Serve,
@@ -210,13 +214,28 @@ const STORE_READERS: &[Reader] = &[
     Reader::Memo,
     Reader::Metrics,
     Reader::Mcp,
+    Reader::A2a,
 ];
 /// Everything that fetches a target or signs locally.
-const LOCAL: &[Reader] =
-    &[Reader::Serve, Reader::Cli, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp];
+const LOCAL: &[Reader] = &[
+    Reader::Serve,
+    Reader::Cli,
+    Reader::Precheck,
+    Reader::Check,
+    Reader::Memo,
+    Reader::Mcp,
+    Reader::A2a,
+];
 /// Everything that publishes the keys or checks the seed against the pinned key.
-const PINNED: &[Reader] =
-    &[Reader::Serve, Reader::Criteria, Reader::Precheck, Reader::Check, Reader::Memo, Reader::Mcp];
+const PINNED: &[Reader] = &[
+    Reader::Serve,
+    Reader::Criteria,
+    Reader::Precheck,
+    Reader::Check,
+    Reader::Memo,
+    Reader::Mcp,
+    Reader::A2a,
+];
 /// What publishes the key history.
 const PUBLISHING: &[Reader] = &[Reader::Serve, Reader::Criteria];
 
@@ -227,7 +246,7 @@ pub const OPERATOR_WALLET: Var<Base58Id> = Var {
         purpose: "the Solana wallet that is paid (`payTo` of every offer)",
         value: "a base58 Solana public key",
         default: WhenUnset::Means(
-            "none: serve and the precheck, check, memo and mcp functions need it",
+            "none: serve and the precheck, check, memo, mcp and a2a functions need it",
         ),
         readers: SERVICE,
         deployed: Deployed::Template,
@@ -458,7 +477,14 @@ pub const BOC_VALET_ORIGIN: Var<String> = Var {
         purpose: "the Bank of Canada Valet origin for CAD rates (tests point it at loopback)",
         value: "an http(s) URL",
         default: WhenUnset::Value("https://www.bankofcanada.ca"),
-        readers: &[Reader::Serve, Reader::Cli, Reader::Check, Reader::Memo, Reader::Mcp],
+        readers: &[
+            Reader::Serve,
+            Reader::Cli,
+            Reader::Check,
+            Reader::Memo,
+            Reader::Mcp,
+            Reader::A2a,
+        ],
         deployed: Deployed::Never("a test stand-in for the Bank of Canada Valet origin"),
     },
     parse: parse::http_url,

@@ -30,6 +30,7 @@ mod sign_in;
 mod target;
 mod world;
 
+mod a2a;
 mod basics;
 mod day0;
 mod early_fetch;

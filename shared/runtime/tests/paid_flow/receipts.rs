@@ -61,6 +61,7 @@ async fn every_delivered_verdict_carries_a_receipt_the_did_document_resolves() {
         let resource = match transport {
             Transport::Http => format!("{PUBLIC_BASE_URL}/check"),
             Transport::Mcp => format!("{PUBLIC_BASE_URL}/mcp"),
+            Transport::A2a => format!("{PUBLIC_BASE_URL}/a2a"),
         };
         let keys: Vec<&str> = payload.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["issuedAt", "network", "payer", "resourceUrl", "transaction", "version"]);

@@ -198,6 +198,7 @@ async fn duplicate_racing_the_first(transport: Transport, signed: bool) {
     let raced = match transport {
         Transport::Http => crate::world::Answer::from(raced.into_http()),
         Transport::Mcp => crate::world::mcp_answer(raced.into_http()),
+        Transport::A2a => crate::world::a2a_answer(raced.into_http()),
     };
     assert_eq!(world.facilitator.verify_calls(), 2, "{case}: the duplicate's /verify was refused");
     match signed {

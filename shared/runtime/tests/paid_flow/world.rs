@@ -56,19 +56,27 @@ pub const CHECK: &str = "/check";
 pub const MEMO: &str = "/memo";
 /// The MCP endpoint.
 pub const MCP: &str = "/mcp";
+/// The A2A endpoint.
+pub const A2A: &str = "/a2a";
+/// The x402 A2A extension's URI, as the card declares it.
+pub const X402_A2A_EXTENSION: &str =
+    "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
 
-/// How a paid request travels: the two transports of one purchase.
+/// How a paid request travels: the three transports of one purchase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
     /// `POST /check` (or `/memo`) with the payment header.
     Http,
     /// `POST /mcp`: `tools/call` of the op's tool, the payment in `_meta`.
     Mcp,
+    /// `POST /a2a`: `SendMessage` calling the op's skill, the payment in the message's
+    /// metadata.
+    A2a,
 }
 
 impl Transport {
-    /// Both transports.
-    pub const ALL: [Transport; 2] = [Self::Http, Self::Mcp];
+    /// Every transport.
+    pub const ALL: [Transport; 3] = [Self::Http, Self::Mcp, Self::A2a];
 }
 
 /// The service under test.
@@ -237,6 +245,7 @@ impl World {
         match transport {
             Transport::Http => paid_request(path, payment, url, id),
             Transport::Mcp => mcp_request(path.trim_start_matches('/'), payment, url, n, id),
+            Transport::A2a => a2a_request(path.trim_start_matches('/'), payment, url, n, id),
         }
     }
 
@@ -278,11 +287,13 @@ impl World {
         self.send(with_proof(request, &proof)).await
     }
 
-    /// Sends one request and reads the answer (an MCP answer as [`mcp_answer`] reads it).
+    /// Sends one request and reads the answer (an MCP answer as [`mcp_answer`] reads it, an
+    /// A2A answer as [`a2a_answer`] does).
     pub async fn send(&self, request: ApiRequest) -> Answer {
-        let mcp = request.path == MCP;
+        let path = request.path.clone();
         match tokio::time::timeout(REQUEST_LIMIT, self.service.handle(request)).await {
-            Ok(response) if mcp => mcp_answer(response.into_http()),
+            Ok(response) if path == MCP => mcp_answer(response.into_http()),
+            Ok(response) if path == A2A => a2a_answer(response.into_http()),
             Ok(response) => Answer::from(response.into_http()),
             Err(_) => panic!("the service did not answer within {REQUEST_LIMIT:?}"),
         }
@@ -451,6 +462,10 @@ pub fn with_proof(mut request: ApiRequest, proof: &str) -> ApiRequest {
         let mut body: Value = serde_json::from_slice(&request.body).expect("JSON-RPC");
         body["params"]["_meta"]["sign-in-with-x"] = proof.into();
         request.body = body.to_string().into_bytes();
+    } else if request.path == A2A {
+        let mut body: Value = serde_json::from_slice(&request.body).expect("JSON-RPC");
+        body["params"]["message"]["metadata"]["sign-in-with-x"] = proof.into();
+        request.body = body.to_string().into_bytes();
     } else {
         let value = HeaderValue::from_str(proof).expect("a header value");
         request.headers.insert("sign-in-with-x", value);
@@ -526,6 +541,94 @@ pub fn mcp_answer(response: http::Response<Vec<u8>>) -> Answer {
     };
     if let Some(settlement) = result["_meta"].get("x402/payment-response") {
         headers.insert("payment-response", encoded(settlement).expect("base64"));
+    }
+    let bytes = body.to_string().into_bytes();
+    Answer { status, headers, bytes, body }
+}
+
+/// `SendMessage` (A2A 1.0) calling the skill `skill` about `url` (JSON-RPC id `id`) from
+/// loopback, the x402 extension activated, with the payment in the message's metadata as an
+/// A2A 1.0 client sends it: a protobuf `Struct`, every number a double (`"x402Version": 2.0`).
+pub fn a2a_request(
+    skill: &str,
+    payment: Option<&Payment>,
+    url: &str,
+    id: usize,
+    request_id: String,
+) -> ApiRequest {
+    let mut message = json!({
+        "messageId": format!("buyer-{id}"),
+        "role": "ROLE_USER",
+        "parts": [{"data": {"skill": skill, "url": url}, "mediaType": "application/json"}],
+    });
+    if let Some(payment) = payment {
+        let payload = as_struct(payment.payload());
+        message["metadata"] =
+            json!({"x402.payment.status": "payment-submitted", "x402.payment.payload": payload});
+    }
+    let params = json!({"message": message, "configuration": {}});
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "SendMessage", "params": params});
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    headers.insert("a2a-version", HeaderValue::from_static("1.0"));
+    headers.insert("a2a-extensions", HeaderValue::from_static(X402_A2A_EXTENSION));
+    ApiRequest {
+        method: Method::POST,
+        path: A2A.to_owned(),
+        query: None,
+        headers,
+        body: body.to_string().into_bytes(),
+        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        public_base_url: None,
+        request_id,
+    }
+}
+
+/// A JSON value as a protobuf `Struct` carries it: every number a double.
+fn as_struct(value: Value) -> Value {
+    match value {
+        Value::Number(n) => n.as_f64().map_or(Value::Null, |x| json!(x)),
+        Value::Array(items) => Value::Array(items.into_iter().map(as_struct).collect()),
+        Value::Object(fields) => {
+            Value::Object(fields.into_iter().map(|(k, v)| (k, as_struct(v))).collect())
+        }
+        other => other,
+    }
+}
+
+/// An A2A task (the result of `SendMessage`, A2A 1.0) read as the HTTP answer it stands for,
+/// so that one set of assertions holds for every transport: a completed task's artifact as the
+/// body with 200; a task waiting for a payment as 402 with `x402.payment.required` as the body
+/// and as `PAYMENT-REQUIRED`; a failed or rejected task's closed-form error as the body with
+/// its rule's status; `x402.payment.receipts[0]` as `PAYMENT-RESPONSE`, base64.
+pub fn a2a_answer(response: http::Response<Vec<u8>>) -> Answer {
+    assert_eq!(response.status(), 200, "A2A answers every request 200");
+    let rpc: Value = serde_json::from_slice(response.body()).expect("a JSON-RPC answer");
+    let task = &rpc["result"]["task"];
+    assert!(task.is_object(), "a task, not a JSON-RPC error: {rpc}");
+    let message = &task["status"]["message"];
+    assert_eq!(message["taskId"], task["id"], "the status message names its task");
+    let metadata = &message["metadata"];
+    let mut headers = HeaderMap::new();
+    let encoded = |value: &Value| HeaderValue::from_str(&STANDARD.encode(value.to_string()));
+    let (status, body) = match task["status"]["state"].as_str() {
+        Some("TASK_STATE_COMPLETED") => (200, task["artifacts"][0]["parts"][0]["data"].clone()),
+        Some("TASK_STATE_INPUT_REQUIRED") => {
+            assert_eq!(metadata["x402.payment.status"], "payment-required", "{rpc}");
+            let required = metadata["x402.payment.required"].clone();
+            headers.insert("payment-required", encoded(&required).expect("base64"));
+            (402, required)
+        }
+        Some("TASK_STATE_FAILED" | "TASK_STATE_REJECTED") => {
+            let body = message["parts"][1]["data"].clone();
+            let rule = body["error"]["rule"].as_str().expect("a closed-form error");
+            let known = ApiError::all().into_iter().find(|e| e.rule() == rule);
+            (known.expect("one of our rules").status().as_u16(), body)
+        }
+        _ => panic!("a state this endpoint does not answer: {rpc}"),
+    };
+    if let Some(receipt) = metadata.get("x402.payment.receipts") {
+        headers.insert("payment-response", encoded(&receipt[0]).expect("base64"));
     }
     let bytes = body.to_string().into_bytes();
     Answer { status, headers, bytes, body }

@@ -241,12 +241,13 @@ pub fn decode_payment_payload(
     Ok(DecodedPayment { version, payload, transaction, accepted })
 }
 
-/// Decodes MCP's `_meta["x402/payment"]`: a v2 `PaymentPayload` object without the top-level
+/// Decodes a v2 `PaymentPayload` carried as a JSON object (MCP's `_meta["x402/payment"]`, A2A's
+/// `metadata["x402.payment.payload"]`), without the top-level
 /// members the official client sends as explicit nulls (it dumps its model with every absent
 /// field, `"resource": null`, `"extensions": null`), so that the facilitator gets what an HTTP
 /// client would have sent, and at most [`MAX_PAYMENT_PAYLOAD_BYTES`] of compact JSON (the
 /// header's bound; [`PaymentRefusal::HeaderTooLarge`] past it); then [`decode_payment_payload`].
-pub fn decode_mcp_payment(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
+pub fn decode_payment_object(value: &Value) -> Result<DecodedPayment, PaymentRefusal> {
     let Value::Object(fields) = value else {
         return Err(PaymentRefusal::HeaderMalformed);
     };
@@ -658,7 +659,7 @@ mod tests {
         let accepted = json!(issued(&memo_for(PaidOp::Check, NOW.0 + 1)));
         let payload = v2_payload(accepted);
         let with_nulls = with(&with(&payload, "/extensions", Some(Value::Null)), "/resource", None);
-        let decoded = decode_mcp_payment(&with_nulls).unwrap();
+        let decoded = decode_payment_object(&with_nulls).unwrap();
         assert_eq!(decoded.payload, with(&payload, "/resource", None), "the null is dropped");
         let padded = |bytes: usize| {
             let base = with(&payload, "/padding", Some(json!(""))).to_string().len();
@@ -673,12 +674,12 @@ mod tests {
         for (bytes, refusal) in vectors {
             let payment = padded(bytes);
             assert_eq!(payment.to_string().len(), bytes);
-            assert_eq!(decode_mcp_payment(&payment).err(), refusal, "{bytes}");
+            assert_eq!(decode_payment_object(&payment).err(), refusal, "{bytes}");
         }
         let at_cap = B64.encode(padded(MAX_PAYMENT_PAYLOAD_BYTES).to_string());
         assert_eq!(at_cap.len(), MAX_PAYMENT_HEADER_BYTES, "the same bound as the header's");
         for not_an_object in [json!("junk"), json!([1]), Value::Null] {
-            let refused = decode_mcp_payment(&not_an_object);
+            let refused = decode_payment_object(&not_an_object);
             assert_eq!(refused.err(), Some(PaymentRefusal::HeaderMalformed));
         }
     }

@@ -36,8 +36,8 @@ pub struct RouteDescription {
     pub output_schema: Value,
 }
 
-/// Built once: (check, memo) x (query, body, MCP).
-static DESCRIPTIONS: LazyLock<[[RouteDescription; 3]; 2]> = LazyLock::new(|| {
+/// Built once: (check, memo) x (query, body, MCP, A2A).
+static DESCRIPTIONS: LazyLock<[[RouteDescription; 4]; 2]> = LazyLock::new(|| {
     [PaidOp::Check, PaidOp::Memo].map(|route| CallStyle::ALL.map(|style| describe(route, style)))
 });
 
@@ -51,11 +51,18 @@ pub(in crate::api) fn description(route: PaidOp, style: CallStyle) -> &'static R
         CallStyle::Query => 0,
         CallStyle::Body => 1,
         CallStyle::Mcp => 2,
+        CallStyle::A2a => 3,
     };
     &DESCRIPTIONS[r][s]
 }
 
 fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
+    if style == CallStyle::A2a {
+        // The bazaar extension describes HTTP and MCP calls only: an A2A offer carries none
+        // (the agent card describes the skills), and its v1 leg, never served, the POST's.
+        let body = describe(route, CallStyle::Body);
+        return RouteDescription { extensions: json!({}), output_schema: body.output_schema };
+    }
     let example = example_report(route);
     let request = compact_request();
     let (info_input, schema_input) = match style {
@@ -72,7 +79,7 @@ fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
                 "additionalProperties": false,
             }),
         ),
-        CallStyle::Body => (
+        CallStyle::Body | CallStyle::A2a => (
             json!({"type": "http", "method": "POST", "bodyType": "json", "body": {"url": EXAMPLE_URL}}),
             json!({
                 "type": "object",
@@ -139,7 +146,7 @@ fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
             "type": "http", "method": "GET", "discoverable": true,
             "queryParams": {"url": url_field},
         }),
-        CallStyle::Body | CallStyle::Mcp => json!({
+        CallStyle::Body | CallStyle::Mcp | CallStyle::A2a => json!({
             "type": "http", "method": "POST", "discoverable": true, "bodyType": "json",
             "bodyFields": {"url": url_field},
         }),

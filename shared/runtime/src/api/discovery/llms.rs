@@ -36,6 +36,10 @@ pub(super) fn llms_txt(base: &Base) -> String {
          - `POST {mcp}`: the same as MCP tools (Streamable HTTP, stateless JSON-RPC): \
          `criteria`, `precheck`, and `check` and `memo` paid with x402 v2 in \
          `params._meta[\"x402/payment\"]`.\n\
+         - `POST {a2a}`: the same as A2A skills (JSON-RPC `SendMessage` or `message/send`, the \
+         card at {card}): a data part `{{\"skill\": \"check\", \"url\": \"<endpoint>\"}}`; \
+         `check` and `memo` are paid with the x402 A2A extension (`x402.payment.payload` in the \
+         metadata of the message answering the task's `x402.payment.required`).\n\
          \n\
          ## Pay\n\
          \n\
@@ -67,6 +71,8 @@ pub(super) fn llms_txt(base: &Base) -> String {
          - {well_known}: the paid resources\n",
         base = base.url(""),
         mcp = url(Route::Mcp),
+        a2a = url(Route::A2a),
+        card = url(Route::AgentCard),
         check_states = texts.states.join(", "),
         memo_states = texts.memo_op.states.join(", "),
         get_bytes = crate::api::MAX_GET_RESOURCE_URL_BYTES,

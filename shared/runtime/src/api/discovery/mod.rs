@@ -5,6 +5,7 @@
 //! the discovery description every 402 carries ([`bazaar`]). The documents are free and need
 //! no seed and no store: the criteria function answers them with `/criteria`.
 
+mod agent_card;
 mod bazaar;
 mod criteria;
 mod llms;
@@ -18,6 +19,7 @@ use payability_core::op::PaidOp;
 use payability_core::payment::receipt::{did_document, did_web};
 use serde_json::{Value, json};
 
+pub use agent_card::{X402_EXTENSION_URI, X402_EXTENSION_URI_V01};
 pub(in crate::api) use bazaar::description;
 pub use bazaar::{EXAMPLE_URL, RouteDescription, example_report, mcp_input_schema};
 pub(in crate::api) use criteria::criteria_response;
@@ -109,7 +111,13 @@ pub(super) fn answer_document(
             ),
             Err(refusal) => refusal,
         },
-        Route::Precheck | Route::Check | Route::Memo | Route::Metrics | Route::Mcp => return None,
+        Route::AgentCard => match base {
+            Ok(base) => json_response(StatusCode::OK, &agent_card::agent_card(&base)),
+            Err(refusal) => refusal,
+        },
+        Route::Precheck | Route::Check | Route::Memo | Route::Metrics | Route::Mcp | Route::A2a => {
+            return None;
+        }
     };
     Some(answer)
 }

@@ -237,6 +237,35 @@ fn operation(route: Route, method: &Method) -> Value {
             );
             responses.insert("202".into(), json!({"description": "a notification, accepted"}));
         }
+        Route::A2a => {
+            operation["description"] = json!(
+                "A2A's JSON-RPC binding, stateless: SendMessage (A2A 1.0) and message/send (A2A \
+                 0.3) of the skills criteria and precheck (free) and check and memo (paid with \
+                 the x402 A2A extension: a task in input-required carries \
+                 metadata[\"x402.payment.required\"]; the message answering it carries \
+                 metadata[\"x402.payment.payload\"]; the completed task carries the signed \
+                 report as its artifact and metadata[\"x402.payment.receipts\"]). Every request is \
+                 answered 200 with a JSON-RPC response (errors included). See docs/a2a.md and \
+                 the agent card."
+            );
+            operation["requestBody"] = json!({
+                "required": true,
+                "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
+            });
+            responses.insert(
+                "200".into(),
+                document_response(
+                    "a JSON-RPC 2.0 response (result or error)",
+                    json!({"type": "object", "required": ["jsonrpc", "id"]}),
+                ),
+            );
+        }
+        Route::AgentCard => {
+            responses.insert("200".into(), document_response(
+                "the A2A agent card: the skills (criteria, precheck, check, memo), the x402 extension (required), the JSON-RPC endpoint in both the A2A 1.0 and the 0.3 fields",
+                json!({"type": "object", "required": ["name", "description", "version", "supportedInterfaces", "capabilities", "skills"]}),
+            ));
+        }
         Route::DidDocument => {
             responses.insert("200".into(), document_response(
                 "the did:web DID document of the signing keys (current and retired), each a JsonWebKey2020 verification method: it resolves the kid of every receipt (PAYMENT-RESPONSE extensions[\"offer-receipt\"].info.receipt, a JWS)",
@@ -292,6 +321,10 @@ fn summary(route: Route, method: &Method) -> String {
         Route::Mcp => format!(
             "MCP (Streamable HTTP, stateless JSON): the free tools and the paid ones (${price} each)"
         ),
+        Route::A2a => format!(
+            "A2A (JSON-RPC, stateless): the free skills and the paid ones (${price} each, the x402 A2A extension)"
+        ),
+        Route::AgentCard => "Free: the A2A agent card".into(),
     }
 }
 

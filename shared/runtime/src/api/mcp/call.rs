@@ -12,7 +12,7 @@ use payability_core::payment::siwx::{
     SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
 };
 use payability_core::payment::x402::{
-    DecodedPayment, PaymentRefusal, SettlementResponse, decode_mcp_payment,
+    DecodedPayment, PaymentRefusal, SettlementResponse, decode_payment_object,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -130,7 +130,7 @@ impl<S: Stores> Service<S> {
             }
             Tool::Precheck => self.precheck_result(arguments, proof, request).await,
             Tool::Paid(op) => {
-                let payment = payment.map(decode_mcp_payment);
+                let payment = payment.map(decode_payment_object);
                 self.paid_result(op, arguments, payment, proof, request).await
             }
         })

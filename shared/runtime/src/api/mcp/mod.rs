@@ -17,11 +17,11 @@ mod tools;
 
 use http::StatusCode;
 use http::header::ORIGIN;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::ApiRequest;
-use super::respond::{ApiResponse, error, json_response};
+use super::jsonrpc::{self, Envelope, MalformedKind, code};
+use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
 use crate::base_url::Base;
 use crate::rules::ApiError;
@@ -47,10 +47,10 @@ impl RpcError {
     /// The JSON-RPC error code.
     fn code(self) -> i64 {
         match self {
-            Self::Parse => -32700,
-            Self::InvalidRequest => -32600,
-            Self::MethodNotFound => -32601,
-            Self::InvalidParams => -32602,
+            Self::Parse => code::PARSE,
+            Self::InvalidRequest => code::INVALID_REQUEST,
+            Self::MethodNotFound => code::METHOD_NOT_FOUND,
+            Self::InvalidParams => code::INVALID_PARAMS,
         }
     }
 
@@ -69,41 +69,20 @@ impl RpcError {
             }
         }
     }
-}
 
-/// A JSON-RPC success.
-#[derive(Serialize)]
-struct RpcResult<'a, R: Serialize> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: R,
-}
-
-/// The answer carrying `result` for the request `id`.
-fn rpc_result(id: &Value, result: impl Serialize) -> ApiResponse {
-    json_response(StatusCode::OK, &RpcResult { jsonrpc: "2.0", id, result })
-}
-
-/// The answer carrying `error` for the request `id` (null when the request had none we
-/// could read).
-fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": error.code(), "message": error.message()},
-    });
-    json_response(StatusCode::OK, &body)
-}
-
-/// A request's `id`: absent (a notification), or a string or an integer; anything else
-/// (null included) is not a request.
-fn request_id(message: &serde_json::Map<String, Value>) -> Result<Option<Value>, RpcError> {
-    match message.get("id") {
-        None => Ok(None),
-        Some(id @ Value::String(_)) => Ok(Some(id.clone())),
-        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Some(id.clone())),
-        Some(_) => Err(RpcError::InvalidRequest),
+    /// The error for a body that is not one request.
+    fn of(malformed: MalformedKind) -> Self {
+        match malformed {
+            MalformedKind::Parse => Self::Parse,
+            MalformedKind::InvalidRequest => Self::InvalidRequest,
+            MalformedKind::ParamsNotObject => Self::InvalidParams,
+        }
     }
+}
+
+/// The answer carrying `error` for the request `id`.
+fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
+    jsonrpc::error(id, error.code(), error.message())
 }
 
 /// The `initialize` result: the revision agreed, the one capability (tools, a fixed list)
@@ -126,37 +105,21 @@ impl<S: Stores> Service<S> {
         if !self.origin_allowed(request) {
             return error(ApiError::OriginForbidden);
         }
-        let Ok(message) = serde_json::from_slice::<Value>(&request.body) else {
-            return rpc_error(&Value::Null, RpcError::Parse);
-        };
-        let Some(message) = message.as_object() else {
-            return rpc_error(&Value::Null, RpcError::InvalidRequest);
-        };
-        let id = match request_id(message) {
-            Ok(id) => id,
-            Err(refused) => return rpc_error(&Value::Null, refused),
-        };
-        let version = message.get("jsonrpc").and_then(Value::as_str);
-        let method = message.get("method").and_then(Value::as_str);
-        let (Some("2.0"), Some(method)) = (version, method) else {
-            return rpc_error(id.as_ref().unwrap_or(&Value::Null), RpcError::InvalidRequest);
-        };
-        let Some(id) = id else {
+        let call = match jsonrpc::read(&request.body) {
+            Ok(Envelope::Call(call)) => call,
             // A notification (`notifications/initialized`, a cancellation): nothing to answer.
-            return ApiResponse::empty(StatusCode::ACCEPTED);
+            Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
+            Err(malformed) => return rpc_error(&malformed.id, RpcError::of(malformed.kind)),
         };
-        let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
-        if !params.is_object() {
-            return rpc_error(&id, RpcError::InvalidParams);
-        }
-        match method {
-            "initialize" => rpc_result(&id, initialize(&params)),
-            "ping" => rpc_result(&id, json!({})),
-            "tools/list" => rpc_result(&id, json!({"tools": tools::listed()})),
+        let (id, params) = (call.id, Value::Object(call.params));
+        match call.method.as_str() {
+            "initialize" => jsonrpc::result(&id, initialize(&params)),
+            "ping" => jsonrpc::result(&id, json!({})),
+            "tools/list" => jsonrpc::result(&id, json!({"tools": tools::listed()})),
             "tools/call" => match self.call_tool(request, params).await {
                 Ok(answer) => {
                     let telemetry = *answer.telemetry();
-                    rpc_result(&id, answer).with_telemetry(telemetry)
+                    jsonrpc::result(&id, answer).with_telemetry(telemetry)
                 }
                 Err(refused) => rpc_error(&id, refused),
             },

@@ -29,11 +29,13 @@ pub(in crate::api) enum CallStyle {
     Body,
     /// MCP `tools/call` of the op's tool with the arguments `{"url": "<endpoint>"}`.
     Mcp,
+    /// An A2A message naming the op's skill and `{"url": "<endpoint>"}`.
+    A2a,
 }
 
 impl CallStyle {
     /// Every style, in the order the route descriptions are built.
-    pub(in crate::api) const ALL: [Self; 3] = [Self::Query, Self::Body, Self::Mcp];
+    pub(in crate::api) const ALL: [Self; 4] = [Self::Query, Self::Body, Self::Mcp, Self::A2a];
 }
 
 /// The arguments of a paid call (a POST body, a paid MCP tool's arguments): the one endpoint
