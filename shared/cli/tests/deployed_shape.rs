@@ -397,6 +397,26 @@ fn buy_mcp(url: &str, tool: &str, target: &Target, rpc: &Fixture) -> Value {
     ran.last_json().unwrap_or_else(|| panic!("the MCP buyer gave no JSON line: {ran}"))
 }
 
+/// Runs tests/e2e/a2a_buyer.py (the official A2A and x402 clients) against the agent at
+/// `base` (its card, then the A2A endpoint the card names), paying `skill`, bounded; returns
+/// its JSON line.
+fn buy_a2a(base: &str, skill: &str, target: &Target, rpc: &Fixture) -> Value {
+    let (python, dir) = fixtures();
+    let mut command = Command::new(python);
+    command.arg(format!("{dir}/a2a_buyer.py")).args([
+        "--url",
+        base,
+        "--skill",
+        skill,
+        "--target",
+        &target.url,
+        "--rpc",
+        &rpc.url(),
+    ]);
+    let ran = run_bounded(command, CHILD_WITHIN);
+    ran.last_json().unwrap_or_else(|| panic!("the A2A buyer gave no JSON line: {ran}"))
+}
+
 /// Verifies `report` with none of our code (tests/e2e/verify_report.py) against `criteria`;
 /// returns the run (exit 0 and `valid <key id>` when it verifies).
 fn third_party_verify(report: &Value, criteria: &Value) -> Ran {
@@ -464,7 +484,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     // The first request of each function starts its first instance; the paths are the API's.
     let deadline = Instant::now() + BUILD_WITHIN;
     let target_body = json!({"url": target.url}).to_string();
-    let warm_ups: [WarmUp; 8] = [
+    let warm_ups: [WarmUp; 10] = [
         ("GET", "/criteria", &[], "", 200),
         ("GET", "/toll/payability/criteria", &[], "", 200),
         // A pre-check with a payment is refused before the free tier is touched.
@@ -473,6 +493,8 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
         ("GET", "/memo", &[], "", 402),
         ("GET", "/metrics", &[], "", 200),
         ("POST", "/mcp", &[], r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, 200),
+        ("GET", "/.well-known/agent-card.json", &[], "", 200),
+        ("POST", "/a2a", &[], r#"{"jsonrpc":"2.0","id":1,"method":"GetTask"}"#, 200),
         ("GET", "/not-a-route", &[], "", 404),
     ];
     for (method, path, headers, body, status) in warm_ups {
@@ -578,26 +600,42 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
         assert_eq!(target.hits(), hits, "the {tool} tool fetched the seller");
     }
 
+    // The official A2A client (a2a-sdk's card resolver and JSON-RPC client, the payment by
+    // x402's Solana client) reads the card from the criteria function and pays the check and
+    // the memo skills of the a2a function.
+    for (skill, state, hits) in [("check", "POPULATED", 7), ("memo", "MEMO-REUSED", 9)] {
+        let run = buy_a2a(&base, skill, &target, &rpc);
+        let paid_skill = &run["paid"][0];
+        assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
+        assert_eq!(run["card"]["interfaces"][0]["url"], format!("{base}/a2a"), "{run}");
+        assert_eq!(paid_skill["state"], "TASK_STATE_COMPLETED", "{run}");
+        assert_eq!(paid_skill["receipt"]["success"], true, "{run}");
+        let report = &paid_skill["report"];
+        assert!(verify_signed(report, &keys).is_ok(), "the A2A {skill} report verifies: {run}");
+        assert_eq!((&report["op"], &report["state"]), (&json!(skill), &json!(state)));
+        assert_eq!(target.hits(), hits, "the {skill} skill fetched the seller");
+    }
+
     // A house check: the token the function read from Secrets Manager.
     let bearer = format!("Bearer {HOUSE_TOKEN}");
     let house = watch.call("POST", "/check", &[("Authorization", &bearer)], &target_body);
     assert_eq!(house.status, 200, "{house}");
     assert!(verify_signed(&house.body, &keys).is_ok(), "the house report verifies: {house}");
     assert_eq!((&house.body["house"], &house.body["op"]), (&json!(true), &json!("check")));
-    assert_eq!(target.hits(), 7);
+    assert_eq!(target.hits(), 10);
     let wrong = watch.call("POST", "/check", &[("Authorization", "Bearer nope")], &target_body);
     assert_eq!(wrong.status, 402, "a wrong token is an unpaid request: {wrong}");
-    assert_eq!(target.hits(), 7, "nothing was fetched for it");
+    assert_eq!(target.hits(), 10, "nothing was fetched for it");
 
     // The metrics function reads what the others counted, and the ledger on DynamoDB holds
-    // the four paid entries (fee from getTransaction) and the house entry.
+    // the six paid entries (fee from getTransaction) and the house entry.
     let metrics = watch.call_repeatable("GET", "/metrics", &[], "", ANSWER_WITHIN).body;
     let today = &metrics["today"];
     let counts = [
         ("precheck", 1),
         ("free_tier_refusal", RACERS as u64 - 1),
-        ("paid_check_populated", 2),
-        ("paid_memo_memo_reused", 2),
+        ("paid_check_populated", 3),
+        ("paid_memo_memo_reused", 3),
         ("house_check", 1),
     ];
     for (counter, count) in counts {
@@ -616,6 +654,6 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
             Payer::House { .. } => house_entries += 1,
         }
     }
-    assert_eq!((paid_entries, house_entries), (4, 1), "{} ledger entries", entries.len());
+    assert_eq!((paid_entries, house_entries), (6, 1), "{} ledger entries", entries.len());
     eprintln!("deployed shape: green after {:.1?}", started.elapsed());
 }

@@ -13,42 +13,10 @@
 
 mod support;
 
-use std::process::Command;
-
 use payability_core::signing::verify_signed;
 use serde_json::{Value, json};
 use support::trusted;
-use support::world::{
-    FacilitatorKind, StoreKind, Target, World, fixtures, scratch_file, third_party_verify,
-    unique_suffix,
-};
-
-/// Verifies the receipt in a settlement answer against the server's DID document with none of
-/// our code (verify_receipt.mjs: `jose` and `@x402/extensions`); returns the verified payload.
-fn verified_receipt(settlement: &Value, world: &World) -> Value {
-    let (_, dir) = fixtures();
-    let modules = std::env::var("PAYABILITY_TEST_DISCOVERY_MODULES")
-        .expect("the receipt check needs the discovery modules: run scripts/test");
-    let (status, did) = world.server.json("GET", "/.well-known/did.json", &[], &Value::Null);
-    assert_eq!(status, 200, "{did}");
-    let settlement_path = scratch_file(&format!("receipt-settlement-{}.json", unique_suffix()));
-    let did_path = scratch_file(&format!("receipt-did-{}.json", unique_suffix()));
-    std::fs::write(&settlement_path, settlement.to_string()).unwrap();
-    std::fs::write(&did_path, did.to_string()).unwrap();
-    let output = Command::new("node")
-        .arg(format!("{dir}/discovery/verify_receipt.mjs"))
-        .args(["--modules", &modules, &settlement_path, &did_path])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|_| {
-            panic!("verify_receipt: {stdout} {}", String::from_utf8_lossy(&output.stderr))
-        });
-    assert!(output.status.success(), "the receipt verifies: {line}");
-    assert_eq!(line["same"], true, "jose and @x402/extensions agree: {line}");
-    line["payload"].clone()
-}
+use support::world::{FacilitatorKind, StoreKind, Target, World, third_party_verify};
 
 /// The one paid call of a buyer run, checked: paid, settled, a report of `op`.
 fn paid_report<'a>(run: &'a Value, op: &str) -> &'a Value {
@@ -84,7 +52,7 @@ fn the_official_mcp_client_pays_both_tools_and_gets_verified_reports() {
     assert_eq!(third_party_verify(report, &world.server), (true, keys[0].key_id.clone()));
     let settled = &check["paid"][0]["payment_response"]["transaction"];
     assert_eq!(world.landed(), vec![settled.clone()], "the payment landed once");
-    let receipt = verified_receipt(&check["paid"][0]["payment_response"], &world);
+    let receipt = world.verified_receipt(&check["paid"][0]["payment_response"]);
     let expected = json!({
         "version": 1,
         "network": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
@@ -121,7 +89,7 @@ fn a_verdict_bought_over_http_carries_a_receipt_the_did_document_resolves() {
     let world = World::start();
     let paid = world.buy("/check", &[]);
     assert_eq!(paid["status"], 200, "{paid}");
-    let receipt = verified_receipt(&paid["payment_response_decoded"], &world);
+    let receipt = world.verified_receipt(&paid["payment_response_decoded"]);
     assert_eq!(receipt["resourceUrl"], format!("{}/check", world.server.base), "{receipt}");
     assert_eq!(receipt["payer"], paid["payer"], "{receipt}");
     assert_eq!(receipt["transaction"], paid["payment_response_decoded"]["transaction"]);

@@ -321,6 +321,40 @@ impl World {
         })
     }
 
+    /// Runs a2a_buyer.py (the official A2A client with the official x402 Solana client) against
+    /// the agent at the server's base URL with `extra`; returns its JSON line.
+    pub fn buy_a2a(&self, extra: &[&str]) -> Value {
+        self.run_buyer("a2a_buyer.py", "", extra)
+    }
+
+    /// Verifies the receipt in a settlement answer against the server's DID document with none
+    /// of our code (verify_receipt.mjs: `jose` and `@x402/extensions`); returns the verified
+    /// payload.
+    pub fn verified_receipt(&self, settlement: &Value) -> Value {
+        let (_, dir) = fixtures();
+        let modules = std::env::var("PAYABILITY_TEST_DISCOVERY_MODULES")
+            .expect("the receipt check needs the discovery modules: run scripts/test");
+        let (status, did) = self.server.json("GET", "/.well-known/did.json", &[], &Value::Null);
+        assert_eq!(status, 200, "{did}");
+        let settlement_path = scratch_file(&format!("receipt-settlement-{}.json", unique_suffix()));
+        let did_path = scratch_file(&format!("receipt-did-{}.json", unique_suffix()));
+        std::fs::write(&settlement_path, settlement.to_string()).unwrap();
+        std::fs::write(&did_path, did.to_string()).unwrap();
+        let output = Command::new("node")
+            .arg(format!("{dir}/discovery/verify_receipt.mjs"))
+            .args(["--modules", &modules, &settlement_path, &did_path])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let line: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+            .unwrap_or_else(|_| {
+                panic!("verify_receipt: {stdout} {}", String::from_utf8_lossy(&output.stderr))
+            });
+        assert!(output.status.success(), "the receipt verifies: {line}");
+        assert_eq!(line["same"], true, "jose and @x402/extensions agree: {line}");
+        line["payload"].clone()
+    }
+
     /// Resends the payment saved in `file` (buyer.py --replay-last) to `route`.
     pub fn replay(&self, route: &str, file: &str) -> Value {
         self.buy(route, &["--replay-last", "--payment-file", file])

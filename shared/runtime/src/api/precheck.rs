@@ -8,6 +8,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
+use http::StatusCode;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SignInProof, SignInRefusal};
@@ -17,6 +18,7 @@ use serde_json::{Value, json};
 
 use super::ApiRequest;
 use super::purchase::fields_of;
+use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
 use super::sign_in::SignInFailure;
 use crate::rules::{ApiError, Refusal};
@@ -60,6 +62,28 @@ pub(super) enum PrecheckStop {
     SignIn { refusal: Refusal },
 }
 
+/// A pre-check's end as a JSON transport (MCP, A2A) carries it: the answer, the sign-in
+/// challenge it waits on, or a closed-form refusal; each the JSON answer the route gives.
+pub(super) enum PrecheckEnd {
+    /// The signed answer (200).
+    Answered(ApiResponse),
+    /// The sign-in challenge (a v2 `PaymentRequired` offering no payment), as the transport
+    /// carries our challenges.
+    SignIn(ApiResponse),
+    /// A closed-form error; a spent allowance is the refusal naming the paid call to make
+    /// instead (no challenge: the pre-check itself takes no payment).
+    Refused(ApiResponse),
+}
+
+impl PrecheckEnd {
+    /// The JSON answer, whichever end it is.
+    pub(super) fn response(self) -> ApiResponse {
+        match self {
+            Self::Answered(response) | Self::SignIn(response) | Self::Refused(response) => response,
+        }
+    }
+}
+
 /// What the sign-in challenge of the pre-check route describes.
 const SIGN_IN_DESCRIPTION: &str =
     "The free URL-policy pre-check, signed by the wallet whose allowance it spends";
@@ -84,6 +108,38 @@ impl<S: Stores> Service<S> {
         let sign_in = self.sign_in_declaration(&resource_url);
         let error = refusal.error_text();
         Ok(self.sign_in_only(&resource_url, SIGN_IN_DESCRIPTION, &error, sign_in))
+    }
+
+    /// A pre-check over a JSON transport: `offer` carries our sign-in challenge as the
+    /// transport carries challenges; a spent allowance names the paid op under `pay_with`
+    /// (`pay_with_tool`, `pay_with_skill`: how the transport names a call).
+    pub(super) async fn precheck_end(
+        &self,
+        arguments: Value,
+        proof: Option<Result<SignInProof, SignInRefusal>>,
+        request: &ApiRequest,
+        offer: fn(OwnChallenge) -> ApiResponse,
+        pay_with: &'static str,
+    ) -> PrecheckEnd {
+        match self.precheck_answer(arguments, proof, request).await {
+            Ok(answer) => PrecheckEnd::Answered(json_response(StatusCode::OK, &answer)),
+            Err(PrecheckStop::Error(refused)) => PrecheckEnd::Refused(error(refused)),
+            Err(PrecheckStop::SignIn { refusal }) => {
+                match self.precheck_sign_in(refusal, request) {
+                    Ok(challenge) => {
+                        PrecheckEnd::SignIn(offer(challenge).with_rule(refusal.rule()))
+                    }
+                    Err(refused) => PrecheckEnd::Refused(error(refused)),
+                }
+            }
+            Err(PrecheckStop::Exhausted { op, refusal }) => {
+                let mut body =
+                    json!({"error": {"rule": refusal.rule(), "message": refusal.message()}});
+                body[pay_with] = json!(op.as_str());
+                let response = json_response(StatusCode::PAYMENT_REQUIRED, &body);
+                PrecheckEnd::Refused(response.with_rule(refusal.rule()))
+            }
+        }
     }
 
     /// The signed pre-check of `body` (`{url, caller?, op?}`, from any transport) with the

@@ -1,5 +1,5 @@
 //! What an answer tells the operator, typed: its [`Telemetry`] (rule, state, house flag,
-//! tripwires, the route an MCP tool result stands for), set where the answer is built and
+//! tripwires, the route an MCP tool result or an A2A task stands for), set where the answer is built and
 //! never read back from its body; the EMF line ([`emf`]) and the log line read it.
 
 pub mod emf;
@@ -22,8 +22,9 @@ pub struct Telemetry {
     pub house: bool,
     /// The tripwires of a `/metrics` answer.
     pub tripwires: Option<Tripwires>,
-    /// The route and status an MCP tool result stands for: its EMF line counts it as that
-    /// route's answer (a paid verdict as the paid route's, a pre-check as the pre-check's).
+    /// The route and status an MCP tool result or an A2A task stands for: its EMF line counts
+    /// it as that route's answer (a paid verdict as the paid route's, a pre-check as the
+    /// pre-check's).
     pub stands_for: Option<(Route, StatusCode)>,
 }
 

@@ -13,16 +13,16 @@ use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SignInProof, SignInRefusal};
 use payability_core::payment::x402::{DecodedPayment, PaymentRefusal, SettlementResponse};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::RpcError;
 use super::message::{self, Inbound};
 use super::task::{PaymentMetadata, Task, TaskState};
 use crate::api::ApiRequest;
 use crate::api::discovery::criteria_response;
-use crate::api::precheck::PrecheckStop;
+use crate::api::precheck::PrecheckEnd;
 use crate::api::purchase::{CallStyle, PaidArguments, PaidCall, PurchaseOutcome, fields_of};
-use crate::api::respond::{ApiResponse, error, json_response, json_response_bytes};
+use crate::api::respond::{ApiResponse, error, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::routes::Route;
 use crate::rules::{ApiError, Refusal};
@@ -133,29 +133,10 @@ impl<S: Stores> Service<S> {
         proof: Option<Result<SignInProof, SignInRefusal>>,
         request: &ApiRequest,
     ) -> SkillAnswer {
-        match self.precheck_answer(arguments, proof, request).await {
-            Ok(answer) => {
-                SkillAnswer::of(Ending::Completed, json_response(StatusCode::OK, &answer))
-            }
-            Err(PrecheckStop::Error(refused)) => SkillAnswer::of(Ending::Refused, error(refused)),
-            Err(PrecheckStop::SignIn { refusal }) => {
-                match self.precheck_sign_in(refusal, request) {
-                    Ok(challenge) => SkillAnswer::of(
-                        Ending::PaymentRequired,
-                        a2a_offer(challenge).with_rule(refusal.rule()),
-                    ),
-                    Err(refused) => SkillAnswer::of(Ending::Refused, error(refused)),
-                }
-            }
-            Err(PrecheckStop::Exhausted { op, refusal }) => {
-                let body = json!({
-                    "error": {"rule": refusal.rule(), "message": refusal.message()},
-                    "pay_with_skill": op.as_str(),
-                });
-                let response =
-                    json_response(StatusCode::PAYMENT_REQUIRED, &body).with_rule(refusal.rule());
-                SkillAnswer::of(Ending::Refused, response)
-            }
+        match self.precheck_end(arguments, proof, request, a2a_offer, "pay_with_skill").await {
+            PrecheckEnd::Answered(response) => SkillAnswer::of(Ending::Completed, response),
+            PrecheckEnd::SignIn(response) => SkillAnswer::of(Ending::PaymentRequired, response),
+            PrecheckEnd::Refused(response) => SkillAnswer::of(Ending::Refused, response),
         }
     }
 }

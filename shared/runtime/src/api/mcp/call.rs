@@ -22,9 +22,8 @@ use super::RpcError;
 use super::tools::Tool;
 use crate::api::ApiRequest;
 use crate::api::discovery::criteria_response;
-use crate::api::precheck::PrecheckStop;
 use crate::api::purchase::{CallStyle, PaidArguments, PaidCall, fields_of};
-use crate::api::respond::{ApiResponse, error, json_response, json_response_bytes};
+use crate::api::respond::{ApiResponse, error, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::rules::ApiError;
 use crate::telemetry::Telemetry;
@@ -146,24 +145,8 @@ impl<S: Stores> Service<S> {
         proof: Option<Result<SignInProof, SignInRefusal>>,
         request: &ApiRequest,
     ) -> ToolResult {
-        let answer = match self.precheck_answer(arguments, proof, request).await {
-            Ok(answer) => json_response(StatusCode::OK, &answer),
-            Err(PrecheckStop::Error(refused)) => error(refused),
-            Err(PrecheckStop::SignIn { refusal }) => {
-                match self.precheck_sign_in(refusal, request) {
-                    Ok(challenge) => mcp_offer(challenge).with_rule(refusal.rule()),
-                    Err(refused) => error(refused),
-                }
-            }
-            Err(PrecheckStop::Exhausted { op, refusal }) => {
-                let body = json!({
-                    "error": {"rule": refusal.rule(), "message": refusal.message()},
-                    "pay_with_tool": op.as_str(),
-                });
-                json_response(StatusCode::PAYMENT_REQUIRED, &body).with_rule(refusal.rule())
-            }
-        };
-        ToolResult::of(Tool::Precheck, answer, None)
+        let end = self.precheck_end(arguments, proof, request, mcp_offer, "pay_with_tool").await;
+        ToolResult::of(Tool::Precheck, end.response(), None)
     }
 
     /// A paid tool: its arguments read (a shape of another kind is refused before anything

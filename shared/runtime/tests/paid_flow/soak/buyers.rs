@@ -222,7 +222,8 @@ impl Buyers {
             (35, Route::HttpPost),
             (15, Route::HttpGet),
             (15, Route::HttpV1),
-            (35, Route::Mcp),
+            (20, Route::Mcp),
+            (15, Route::A2a),
         ]);
         let path =
             if route == Route::HttpV1 { CHECK } else { dice.pick(&[(70, CHECK), (30, MEMO)]) };

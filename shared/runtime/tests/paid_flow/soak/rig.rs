@@ -36,7 +36,8 @@ use crate::payment::Payment;
 use crate::sign_in;
 use crate::target::Target;
 use crate::world::{
-    Answer, HOUSE_TOKEN, MCP, StandIns, config, mcp_answer, mcp_request, paid_request, with_proof,
+    A2A, Answer, HOUSE_TOKEN, MCP, StandIns, a2a_answer, a2a_request, config, mcp_answer,
+    mcp_request, paid_request, with_proof,
 };
 
 /// The longest one request may take before the soak calls it hung (a violation).
@@ -75,6 +76,8 @@ pub enum Route {
     HttpV1,
     /// MCP `tools/call`, the payment in `_meta`.
     Mcp,
+    /// A2A `SendMessage`, the payment in the message's metadata.
+    A2a,
 }
 
 /// The service, type-erased over its store.
@@ -243,7 +246,7 @@ impl Rig {
         dice: Dice,
         leave: Option<Duration>,
     ) -> Option<Answer> {
-        let mcp = request.path == MCP;
+        let path = request.path.clone();
         let mut task = tokio::spawn(in_request(dice, (self.handle)(request)));
         let leave = leave.unwrap_or(REQUEST_LIMIT);
         let response = tokio::select! {
@@ -255,7 +258,11 @@ impl Rig {
                 return None;
             }
         };
-        Some(if mcp { mcp_answer(response) } else { Answer::from(response) })
+        Some(match path.as_str() {
+            MCP => mcp_answer(response),
+            A2A => a2a_answer(response),
+            _ => Answer::from(response),
+        })
     }
 
     fn next_id(&self) -> (usize, String) {
@@ -284,6 +291,7 @@ impl Rig {
                 request
             }
             Route::Mcp => mcp_request(path.trim_start_matches('/'), payment, url, n, id),
+            Route::A2a => a2a_request(path.trim_start_matches('/'), payment, url, n, id),
         }
     }
 
