@@ -146,6 +146,14 @@ pub struct Books {
 }
 
 impl Books {
+    /// Purchases without their final answer yet.
+    pub fn pending(&self) -> usize {
+        let purchases = self.purchases.lock().unwrap();
+        purchases.iter().filter(|purchase| purchase.standing == Standing::Pending).count()
+    }
+}
+
+impl Books {
     fn count(&self, kind: &'static str) {
         *self.requests.lock().unwrap().entry(kind).or_default() += 1;
     }

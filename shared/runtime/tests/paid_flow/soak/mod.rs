@@ -1,12 +1,14 @@
-//! The money soak: concurrent buyers over every route (HTTP v2 POST and GET, v1, MCP) against
+//! The money soak: concurrent buyers over every route (HTTP v2 POST and GET, v1, MCP, A2A) against
 //! one service on a real store, with faults chosen at random from a printed seed at the
 //! facilitator (500, reset, slow, timeout, an answer lost after the settlement landed), the
 //! RPC (slow, 500), the store (a call failed before or after it ran, or slow), the clients
 //! (leaving mid-request, a concurrent duplicate, byte variants, retries, a second payment
 //! under one payment-identifier) and the targets (slow, hanging, over the cap). The clock
 //! stands still during the run; then collection rounds, each 31 s later, let every buyer
-//! retry its payment signed in (two rounds with the faults, four without: a slow store may
-//! still answer a clean round 503), and the chain's settlements are reconciled against the
+//! retry its payment signed in (two rounds with the faults, then at least four without, and
+//! more while each clean round still brings a purchase to its final answer: a slow store
+//! answers a clean round 503 too, truly, and the next round collects; a round that ends no
+//! purchase ends the rounds), and the chain's settlements are reconciled against the
 //! purchases, the ledger, the claims and the paid counts.
 //!
 //! The CI form runs about 1,000 paid requests per store with a fixed seed. The long form
@@ -32,9 +34,12 @@ use faults::FaultPlan;
 use reconcile::{Figures, Gathered};
 use rig::{Backend, Rig};
 
-/// Collection rounds with the faults still on, then without.
+/// Collection rounds with the faults still on.
 const FAULTY_ROUNDS: usize = 2;
+/// Clean collection rounds: at least this many, then more while each one brings a purchase to
+/// its final answer, up to the most.
 const CLEAN_ROUNDS: usize = 4;
+const MOST_CLEAN_ROUNDS: usize = 24;
 /// How far the clock moves before each collection round: past the in-flight window.
 const ROUND_STEP: Duration = Duration::from_secs(31);
 
@@ -71,7 +76,15 @@ async fn soak(settings: Settings) -> Vec<String> {
     }
     clients_set.join_all().await;
 
-    for round in 0..FAULTY_ROUNDS + CLEAN_ROUNDS {
+    let mut before = usize::MAX;
+    let mut rounds = 0;
+    for round in 0..FAULTY_ROUNDS + MOST_CLEAN_ROUNDS {
+        let pending = books.pending();
+        if round >= FAULTY_ROUNDS + CLEAN_ROUNDS && (pending == 0 || pending >= before) {
+            break;
+        }
+        before = pending;
+        rounds += 1;
         if round == FAULTY_ROUNDS {
             rig.chain.clear_faults();
             rig.store.set_faults(None);
@@ -127,7 +140,7 @@ async fn soak(settings: Settings) -> Vec<String> {
     };
     let elapsed = started.elapsed().as_secs_f64();
     println!(
-        "soak: seed={seed:#018x} store={} clients={clients} paid>={paid} elapsed={elapsed:.1}s\n{}",
+        "soak: seed={seed:#018x} store={} clients={clients} paid>={paid} collection rounds={rounds} elapsed={elapsed:.1}s\n{}",
         backend.name(),
         reconcile::table(&figures)
     );
