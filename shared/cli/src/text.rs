@@ -5,86 +5,10 @@
 //! string of the report is shown through [`escape::text`], so none (a census name is a
 //! seller's) can move the cursor, restyle the terminal or reorder the line.
 
+use payability_core::layout::{CHECK_FACTORS, Group, MEMO_FETCH_FACTORS, MEMO_PAIR_FACTORS};
 use serde_json::{Map, Value};
 
 use crate::escape;
-
-/// The legs of the checklist, in print order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Group {
-    Fetch,
-    Body,
-    Header,
-    Equality,
-    Completion,
-    Other,
-}
-
-/// Every group with its heading.
-const GROUPS: [(Group, &str); 6] = [
-    (Group::Fetch, "fetch"),
-    (Group::Body, "body leg"),
-    (Group::Header, "header leg"),
-    (Group::Equality, "equality"),
-    (Group::Completion, "completion"),
-    (Group::Other, "other"),
-];
-
-/// Check factors in the report contract's order, each with its leg.
-const CHECK_FACTORS: [(&str, Group); 21] = [
-    ("fetch_ok", Group::Fetch),
-    ("status", Group::Fetch),
-    ("body_over_cap", Group::Fetch),
-    ("reason", Group::Fetch),
-    ("body_parseable", Group::Body),
-    ("body_leg_present", Group::Body),
-    ("header_present", Group::Header),
-    ("header_over_cap", Group::Header),
-    ("header_decodable", Group::Header),
-    ("recipient_present", Group::Body),
-    ("token_account_present", Group::Body),
-    ("memo_present", Group::Body),
-    ("amounts_present", Group::Body),
-    ("amounts_consistent", Group::Equality),
-    ("resource_present", Group::Body),
-    ("resource_equal", Group::Equality),
-    ("memo_equal", Group::Equality),
-    ("amount_equal", Group::Equality),
-    ("pay_to_equal", Group::Equality),
-    ("description_overlong", Group::Body),
-    ("description_length", Group::Body),
-];
-
-/// Memo factors of each fetch, in contract order, each with its leg.
-const MEMO_FETCH_FACTORS: [(&str, Group); 11] = [
-    ("fetch_ok", Group::Fetch),
-    ("status", Group::Fetch),
-    ("is_402", Group::Fetch),
-    ("body_over_cap", Group::Fetch),
-    ("body_parseable", Group::Body),
-    ("body_leg_present", Group::Body),
-    ("header_present", Group::Header),
-    ("header_over_cap", Group::Header),
-    ("header_decodable", Group::Header),
-    ("body_memo_present", Group::Body),
-    ("header_memo_present", Group::Header),
-];
-
-/// Memo factors of the pair, in contract order, each with its leg (`correlation_census` is
-/// split by fetch and leg; `fetches` holds the per-fetch factors).
-const MEMO_PAIR_FACTORS: [(&str, Group); 11] = [
-    ("memo_equality_fetch1", Group::Equality),
-    ("memo_equality_fetch2", Group::Equality),
-    ("body_memos_unique", Group::Body),
-    ("header_memos_unique", Group::Header),
-    ("body_freshness_class", Group::Body),
-    ("header_freshness_class", Group::Header),
-    ("body_memo_format_fetch1", Group::Body),
-    ("body_memo_format_fetch2", Group::Body),
-    ("header_memo_format_fetch1", Group::Header),
-    ("header_memo_format_fetch2", Group::Header),
-    ("reason", Group::Completion),
-];
 
 /// One checklist line: a factor (of one fetch, for memo per-fetch factors) and its value.
 struct Row {
@@ -163,7 +87,8 @@ pub fn render(report: &Value, colour: bool) -> String {
         }
     }
     let width = rows.iter().map(|row| row.label().chars().count()).max().unwrap_or(0);
-    for (group, heading) in GROUPS {
+    for group in Group::ALL {
+        let heading = group.heading();
         let mut in_group = rows.iter().filter(|row| row.group == group).peekable();
         if in_group.peek().is_none() {
             continue;

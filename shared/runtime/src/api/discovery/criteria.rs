@@ -3,6 +3,7 @@
 
 use http::StatusCode;
 use payability_core::criteria::{SigningKeyEntry, criteria_document};
+use payability_core::layout::{CHECK_FACTORS, Group, MEMO_FETCH_FACTORS, MEMO_PAIR_FACTORS};
 use serde_json::json;
 
 use crate::api::respond::{ApiResponse, json_response};
@@ -11,8 +12,8 @@ use crate::rules::{ApiError, Refusal};
 
 /// The criteria document with these signing keys, and what the API adds to the core's:
 /// `api_rules` (every error with its status, every payment refusal), `routes` (each with its
-/// methods and its public path) and where the corpus is served (`corpus_replay.path`,
-/// relative to the API's base URL).
+/// methods and its public path), where the corpus is served (`corpus_replay.path`, relative to
+/// the API's base URL) and `report_layout`, the legs a viewer groups a report's factors by.
 pub(in crate::api) fn criteria_response(keys: Vec<SigningKeyEntry>) -> ApiResponse {
     json_response(StatusCode::OK, &served_criteria(keys))
 }
@@ -32,6 +33,16 @@ fn served_criteria(keys: Vec<SigningKeyEntry>) -> serde_json::Value {
         "payment_refusals": Refusal::all().into_iter().map(|r| json!({
             "status": 402, "rule": r.rule(), "message": r.message(),
         })).collect::<Vec<_>>(),
+    });
+    fn legs(factors: &[(&'static str, Group)]) -> Vec<[&'static str; 2]> {
+        factors.iter().map(|(name, group)| [*name, group.heading()]).collect()
+    }
+    document["report_layout"] = json!({
+        "note": "how a viewer groups a report's factors, as the command line's text view does: each factor with the heading of its leg, the legs in print order; a factor not listed goes under \"other\"; a memo report's correlation_census lists its body names under \"body leg\" and its header names under \"header leg\", by fetch",
+        "groups": Group::ALL.map(Group::heading),
+        "check": legs(&CHECK_FACTORS),
+        "memo_per_fetch": legs(&MEMO_FETCH_FACTORS),
+        "memo_pair": legs(&MEMO_PAIR_FACTORS),
     });
     document["routes"] = Route::ALL
         .into_iter()
