@@ -43,11 +43,20 @@ pub enum Route {
     /// `POST /a2a`: the A2A endpoint (JSON-RPC, stateless): the free and the paid routes as
     /// skills, paid with the x402 A2A extension.
     A2a,
+    /// `GET /` asked for HTML (`Accept: text/html`): the web page for people.
+    Page,
+    /// `GET /page.js`: the web page's one script.
+    PageScript,
+    /// `GET /page.css`: the web page's style sheet.
+    PageStyle,
+    /// `POST /rpc`: the two Solana RPC calls a browser payment makes (the USDC mint's account,
+    /// a recent blockhash), so that the page talks to its own origin only.
+    Rpc,
 }
 
 impl Route {
     /// Every route (`docs/api.md` lists them; `tests/tests/docs.rs` holds it to this list).
-    pub const ALL: [Route; 13] = [
+    pub const ALL: [Route; 17] = [
         Self::Criteria,
         Self::Precheck,
         Self::Check,
@@ -61,6 +70,10 @@ impl Route {
         Self::Mcp,
         Self::AgentCard,
         Self::A2a,
+        Self::Page,
+        Self::PageScript,
+        Self::PageStyle,
+        Self::Rpc,
     ];
 
     /// The routes an agent calls by name: MCP's tools and A2A's skills, the free ones first.
@@ -69,13 +82,22 @@ impl Route {
     /// The route of a path, if it is one of ours: its own path, or the same under
     /// [`TOLL_PREFIX`] (the public paths the specification names).
     pub fn of_path(path: &str) -> Option<Self> {
-        let path = path.strip_prefix(TOLL_PREFIX).unwrap_or(path);
+        let path = match path.strip_prefix(TOLL_PREFIX) {
+            // The public prefix itself is the page's (a route path cannot end with `/`).
+            Some("") => Self::Page.path(),
+            Some(rest) => rest,
+            None => path,
+        };
         Self::ALL.into_iter().find(|route| route.path() == path)
     }
 
-    /// The paths the route answers at: its own and the specification's public one.
+    /// The paths the route answers at: its own and the specification's public one (the page's
+    /// is the public prefix itself: API Gateway's route paths do not end with `/`).
     pub fn paths(self) -> [String; 2] {
-        [self.path().to_owned(), format!("{TOLL_PREFIX}{}", self.path())]
+        match self {
+            Self::Page => [self.path().to_owned(), TOLL_PREFIX.to_owned()],
+            _ => [self.path().to_owned(), format!("{TOLL_PREFIX}{}", self.path())],
+        }
     }
 
     /// The `Allow` header of the route: its methods, `HEAD` where it answers `GET`, and
@@ -105,13 +127,17 @@ impl Route {
             Self::Mcp => "/mcp",
             Self::AgentCard => "/.well-known/agent-card.json",
             Self::A2a => "/a2a",
+            Self::Page => "/",
+            Self::PageScript => "/page.js",
+            Self::PageStyle => "/page.css",
+            Self::Rpc => "/rpc",
         }
     }
 
     /// The methods the route answers (any other gets 405 `method_not_allowed`).
     pub fn methods(self) -> &'static [Method] {
         match self {
-            Self::Precheck | Self::Mcp | Self::A2a => &[Method::POST],
+            Self::Precheck | Self::Mcp | Self::A2a | Self::Rpc => &[Method::POST],
             Self::Check | Self::Memo => &[Method::GET, Method::POST],
             Self::Criteria
             | Self::Metrics
@@ -120,7 +146,10 @@ impl Route {
             | Self::LlmsTxt
             | Self::Corpus
             | Self::DidDocument
-            | Self::AgentCard => &[Method::GET],
+            | Self::AgentCard
+            | Self::Page
+            | Self::PageScript
+            | Self::PageStyle => &[Method::GET],
         }
     }
 
@@ -140,6 +169,10 @@ impl Route {
             Self::Mcp => "mcp",
             Self::AgentCard => "agent_card",
             Self::A2a => "a2a",
+            Self::Page => "page",
+            Self::PageScript => "page_js",
+            Self::PageStyle => "page_css",
+            Self::Rpc => "rpc",
         }
     }
 
@@ -153,8 +186,11 @@ impl Route {
             | Self::LlmsTxt
             | Self::Corpus
             | Self::DidDocument
-            | Self::AgentCard => "criteria",
-            Self::Precheck => "precheck",
+            | Self::AgentCard
+            | Self::Page
+            | Self::PageScript
+            | Self::PageStyle => "criteria",
+            Self::Precheck | Self::Rpc => "precheck",
             Self::Check => "check",
             Self::Memo => "memo",
             Self::Metrics => "metrics",

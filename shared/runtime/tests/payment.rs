@@ -27,8 +27,8 @@ use payability_runtime::payment::facilitator::{
     Timeouts, Verified,
 };
 use payability_runtime::payment::solana_rpc::{
-    BLOCK_TIME_SLACK_MS, LANDING_PAGE, LANDING_SEARCH_CAP, Landing, RpcError, find_landing,
-    transaction_fee,
+    BLOCK_TIME_SLACK_MS, LANDING_PAGE, LANDING_SEARCH_CAP, Landing, LatestBlockhash, RpcError,
+    find_landing, latest_blockhash, transaction_fee,
 };
 use payability_tests::standin::{self, Recorded, StandIn, closed_port};
 use serde_json::{Value, json};
@@ -668,6 +668,69 @@ fn facilitator_errors_are_closed_form() {
         assert_eq!(error.to_string(), error.message());
     }
     assert!(FacilitatorError::Unavailable.message().contains("do not pay"));
+}
+
+// ---- A recent blockhash (the web page's payment) -------------------------------------------
+
+/// `getLatestBlockhash` answered by `reply`: what it reads, and what the stand-in was sent.
+async fn blockhash_from(reply: Reply) -> (Result<LatestBlockhash, RpcError>, Vec<Recorded>) {
+    let stub = Stub::start(vec![("/rpc", reply)]).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let read = latest_blockhash(&client, &stub.url("/rpc"), Duration::from_secs(2)).await;
+    (read, stub.seen())
+}
+
+#[tokio::test]
+async fn a_recent_blockhash_is_read_strictly_from_get_latest_blockhash() {
+    let hash = encode_pubkey(&[9; 32]);
+    let answer = |value: Value| json!({"jsonrpc": "2.0", "id": 1, "result": value});
+    let good =
+        json!({"context": {"slot": 7}, "value": {"blockhash": hash, "lastValidBlockHeight": 150}});
+    let (read, seen) = blockhash_from(json_reply(200, answer(good))).await;
+    let want = LatestBlockhash { slot: 7, blockhash: hash.clone(), last_valid_block_height: 150 };
+    assert_eq!(read, Ok(want));
+    let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "getLatestBlockhash", "params": [{"commitment": "confirmed"}]});
+    assert_eq!(json_of(&seen[0]), sent);
+    // the answer => what it reads as
+    let vectors: Vec<(&str, Reply, RpcError)> = vec![
+        (
+            "a blockhash of 31 bytes",
+            json_reply(
+                200,
+                answer(
+                    json!({"context": {"slot": 7}, "value": {"blockhash": encode_pubkey(&[9; 32])[..40], "lastValidBlockHeight": 150}}),
+                ),
+            ),
+            RpcError::Malformed,
+        ),
+        (
+            "no height",
+            json_reply(200, answer(json!({"context": {"slot": 7}, "value": {"blockhash": hash}}))),
+            RpcError::Malformed,
+        ),
+        (
+            "a negative slot",
+            json_reply(
+                200,
+                answer(
+                    json!({"context": {"slot": -1}, "value": {"blockhash": hash, "lastValidBlockHeight": 1}}),
+                ),
+            ),
+            RpcError::Malformed,
+        ),
+        (
+            "an RPC error",
+            json_reply(
+                200,
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32005, "message": "busy"}}),
+            ),
+            RpcError::Unavailable,
+        ),
+        ("a 503", json_reply(503, json!({})), RpcError::Unavailable),
+    ];
+    for (what, reply, error) in vectors {
+        assert_eq!(blockhash_from(reply).await.0, Err(error), "{what}");
+    }
 }
 
 // ---- Solana fee lookup -------------------------------------------------------------------

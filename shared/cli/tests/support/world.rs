@@ -151,10 +151,62 @@ impl Target {
         Self { url: seller.url("/seller"), seller }
     }
 
+    /// The sellers the web page's browser test buys from, each at its own path: `/seller`
+    /// (fresh memos: `check` POPULATED, `memo` BOUND), `/unconfigured` (what the official v2
+    /// middlewares answer: the challenge in the header alone, `{}` as the body) and `/hostile`
+    /// (a POPULATED challenge whose `accepts[0]` names are markup and controls, and whose
+    /// values carry a canary).
+    pub fn sellers_for_the_page() -> Self {
+        let seller = StandIn::replying_with(|origin| {
+            let origin = origin.to_owned();
+            let counter = AtomicUsize::new(0);
+            move |request: &Recorded| {
+                let n = counter.fetch_add(1, Ordering::SeqCst);
+                let served = format!("{origin}{}", request.path);
+                let memo = format!("pvm_fresh{n:016x}");
+                let mut offer = json!({"scheme": "exact", "amount": "10000", "maxAmountRequired": "10000",
+                    "resource": served, "payTo": "Seller1", "description": "one sample",
+                    "extra": {"usdc_token_account": "Ata1", "memo": memo}});
+                if request.path == "/hostile" {
+                    for name in HOSTILE_NAMES {
+                        offer[name] = json!("CANARY-5f1e");
+                    }
+                    offer["extra"]["\u{202e}gnp.exe"] = json!("CANARY-5f1e");
+                }
+                let header = json!({"resource": {"url": served}, "accepts": [{"amount": "10000",
+                    "payTo": "Seller1", "extra": {"memo": memo}}]});
+                let header = base64::Engine::encode(
+                    &base64::engine::general_purpose::STANDARD,
+                    header.to_string(),
+                );
+                let body = match request.path.as_str() {
+                    "/unconfigured" => "{}".to_owned(),
+                    _ => json!({"x402Version": 1, "accepts": [offer]}).to_string(),
+                };
+                Reply::status(402).header("payment-required", header).body(body)
+            }
+        });
+        Self { url: seller.url("/seller"), seller }
+    }
+
+    /// The URL of another path on this seller.
+    pub fn url_of(&self, path: &str) -> String {
+        self.seller.url(path)
+    }
+
     pub fn hits(&self) -> usize {
         self.seller.accepted()
     }
 }
+
+/// Names the hostile seller's `accepts[0]` carries: markup, a `javascript:` URL, and one far
+/// over any sensible length.
+const HOSTILE_NAMES: [&str; 4] = [
+    "<script>window.__pwned=1</script>",
+    "<img src=x onerror=window.__pwned=2>",
+    "javascript:window.__pwned=3",
+    "an-overlong-name-0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789",
+];
 
 /// The facilitator a world's service is configured with.
 #[derive(Clone, Copy, Debug)]

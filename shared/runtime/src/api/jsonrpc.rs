@@ -21,15 +21,31 @@ pub(super) mod code {
     pub(in crate::api) const INVALID_PARAMS: i64 = -32602;
 }
 
-/// One request: its id (a string or an integer), its method and its `params` object (`{}`
-/// when absent).
+/// One request: its id (a string or an integer), its method and its `params` (null when
+/// absent; JSON-RPC allows an object or an array, and each transport says which it takes).
 pub(super) struct Call {
     /// The id to answer under.
     pub(super) id: Value,
     /// The method named.
     pub(super) method: String,
-    /// The `params` object.
-    pub(super) params: Map<String, Value>,
+    /// The `params`, as sent (null when absent).
+    pub(super) params: Value,
+}
+
+impl Call {
+    /// The `params` as an object (`{}` when absent); None for an array or any other value.
+    pub(super) fn object_params(&mut self) -> Option<Map<String, Value>> {
+        match self.params.take() {
+            Value::Null => Some(Map::new()),
+            Value::Object(params) => Some(params),
+            _ => None,
+        }
+    }
+
+    /// Whether the first of array `params` is the string `expected`.
+    pub(super) fn first_param_is(&self, expected: &str) -> bool {
+        self.params.get(0).and_then(Value::as_str) == Some(expected)
+    }
 }
 
 /// A body read as JSON-RPC.
@@ -54,10 +70,19 @@ pub(super) struct Malformed {
 pub(super) enum MalformedKind {
     /// Not JSON.
     Parse,
-    /// Not one JSON-RPC 2.0 request object (a batch, a null or fractional `id`, no `method`).
+    /// Not one JSON-RPC 2.0 request object (a batch, a null or fractional `id`, no `method`,
+    /// `params` neither an object nor an array).
     InvalidRequest,
-    /// `params` present and not an object.
-    ParamsNotObject,
+}
+
+impl MalformedKind {
+    /// The JSON-RPC error code.
+    pub(super) fn code(self) -> i64 {
+        match self {
+            Self::Parse => code::PARSE,
+            Self::InvalidRequest => code::INVALID_REQUEST,
+        }
+    }
 }
 
 /// Reads a body as one JSON-RPC 2.0 request or notification.
@@ -83,9 +108,11 @@ pub(super) fn read(body: &[u8]) -> Result<Envelope, Malformed> {
         return Ok(Envelope::Notification);
     };
     match message.remove("params") {
-        None => Ok(Envelope::Call(Call { id, method, params: Map::new() })),
-        Some(Value::Object(params)) => Ok(Envelope::Call(Call { id, method, params })),
-        Some(_) => Err(malformed(Some(id), MalformedKind::ParamsNotObject)),
+        None => Ok(Envelope::Call(Call { id, method, params: Value::Null })),
+        Some(params @ (Value::Object(_) | Value::Array(_))) => {
+            Ok(Envelope::Call(Call { id, method, params }))
+        }
+        Some(_) => Err(malformed(Some(id), MalformedKind::InvalidRequest)),
     }
 }
 
@@ -134,9 +161,9 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":"a"}"#, json!("a"), MalformedKind::InvalidRequest),
             (r#"{"jsonrpc":"2.0","id":"a","method":3}"#, json!("a"), MalformedKind::InvalidRequest),
             (
-                r#"{"jsonrpc":"2.0","id":2,"method":"m","params":[]}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"m","params":3}"#,
                 json!(2),
-                MalformedKind::ParamsNotObject,
+                MalformedKind::InvalidRequest,
             ),
         ];
         for (body, id, kind) in vectors {
@@ -148,14 +175,16 @@ mod tests {
     #[test]
     fn a_request_is_read_whole_and_a_notification_is_named() {
         let body = r#"{"jsonrpc":"2.0","id":"x","method":"m","params":{"a":1}}"#;
-        let Ok(Envelope::Call(call)) = read(body.as_bytes()) else { panic!("not read") };
-        assert_eq!(
-            (call.id, call.method.as_str(), Value::Object(call.params)),
-            (json!("x"), "m", json!({"a": 1}))
-        );
+        let Ok(Envelope::Call(mut call)) = read(body.as_bytes()) else { panic!("not read") };
+        assert_eq!((call.id.clone(), call.method.as_str()), (json!("x"), "m"));
+        assert_eq!(call.object_params().map(Value::Object), Some(json!({"a": 1})));
         let bare = r#"{"jsonrpc":"2.0","id":3,"method":"m"}"#;
-        let Ok(Envelope::Call(call)) = read(bare.as_bytes()) else { panic!("not read") };
-        assert!(call.params.is_empty(), "absent params read as {{}}");
+        let Ok(Envelope::Call(mut call)) = read(bare.as_bytes()) else { panic!("not read") };
+        assert_eq!(call.object_params(), Some(Map::new()), "absent params read as {{}}");
+        let listed = r#"{"jsonrpc":"2.0","id":4,"method":"m","params":["a",{}]}"#;
+        let Ok(Envelope::Call(mut call)) = read(listed.as_bytes()) else { panic!("not read") };
+        assert!(call.first_param_is("a") && !call.first_param_is("b"));
+        assert_eq!(call.object_params(), None, "an array is not an object");
         let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         assert!(matches!(read(note.as_bytes()), Ok(Envelope::Notification)));
     }

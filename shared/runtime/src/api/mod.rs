@@ -11,6 +11,7 @@ pub mod discovery;
 mod http;
 mod jsonrpc;
 mod mcp;
+mod page;
 mod precheck;
 mod purchase;
 mod reads;
@@ -176,11 +177,15 @@ impl<S: Stores> Service<S> {
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
+            Route::Rpc => self.rpc_relay(request).await,
             // Answered by `handle_mcp`, `handle_a2a` and `answer_criteria` only, so that no
             // paid function links the MCP or A2A code, the documents or the embedded corpus.
             Route::Mcp
             | Route::A2a
             | Route::AgentCard
+            | Route::Page
+            | Route::PageScript
+            | Route::PageStyle
             | Route::Criteria
             | Route::OpenApi
             | Route::WellKnownX402

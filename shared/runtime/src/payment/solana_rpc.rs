@@ -1,13 +1,14 @@
 //! Solana JSON-RPC at the configured RPC: the fee of a settled payment (`getTransaction`; best
 //! effort, the ledger records `null`, fee pending, when this yields nothing) and where a
 //! payment whose settlement is unknown landed (`getSignaturesForAddress`, `getTransaction`,
-//! `isBlockhashValid`).
+//! `isBlockhashValid`), and a recent blockhash for the web page's payment
+//! (`getLatestBlockhash`).
 
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::payment::solana::{Base58Id, decode_signature, encode_pubkey};
+use payability_core::payment::solana::{Base58Id, decode_pubkey, decode_signature, encode_pubkey};
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_core::report::UtcMillis;
 use reqwest::Client;
@@ -272,6 +273,45 @@ impl Rpc<'_> {
         let result =
             self.call("isBlockhashValid", json!([blockhash, {"commitment": commitment}])).await?;
         read_blockhash_valid(&result)
+    }
+}
+
+/// A recent blockhash, as `getLatestBlockhash` answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestBlockhash {
+    /// The slot the answer is of (`context.slot`).
+    pub slot: u64,
+    /// The blockhash: base58 of 32 bytes.
+    pub blockhash: String,
+    /// The last block height at which a transaction carrying it is valid.
+    pub last_valid_block_height: u64,
+}
+
+/// `getLatestBlockhash({commitment: "confirmed"})` at the configured RPC, within `bound`.
+pub async fn latest_blockhash(
+    client: &Client,
+    rpc_url: &str,
+    bound: Duration,
+) -> Result<LatestBlockhash, RpcError> {
+    let deadline = tokio::time::Instant::now() + bound;
+    let rpc = Rpc { client, url: rpc_url, deadline };
+    let call = rpc.call("getLatestBlockhash", json!([{"commitment": "confirmed"}]));
+    let result =
+        tokio::time::timeout_at(deadline, call).await.unwrap_or(Err(RpcError::Unavailable))?;
+    read_latest_blockhash(&result)
+}
+
+/// Decodes a `getLatestBlockhash` result: `context.slot` and `value.lastValidBlockHeight`
+/// unsigned integers, `value.blockhash` base58 of 32 bytes; anything else is `Malformed`.
+pub fn read_latest_blockhash(result: &Value) -> Result<LatestBlockhash, RpcError> {
+    let slot = result.pointer("/context/slot").and_then(Value::as_u64);
+    let blockhash = result.pointer("/value/blockhash").and_then(Value::as_str);
+    let height = result.pointer("/value/lastValidBlockHeight").and_then(Value::as_u64);
+    match (slot, blockhash.and_then(decode_pubkey), height) {
+        (Some(slot), Some(bytes), Some(last_valid_block_height)) => {
+            Ok(LatestBlockhash { slot, blockhash: encode_pubkey(&bytes), last_valid_block_height })
+        }
+        _ => Err(RpcError::Malformed),
     }
 }
 

@@ -17,6 +17,9 @@ use crate::world::{Answer, HOUSE_TOKEN, OPERATOR_WALLET, World, with_proof};
 /// The fee payer the seller's challenge names.
 pub const FEE_PAYER: &str = "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1";
 
+/// The `Accept` a browser sends when it opens a page.
+const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
 impl World {
     /// A request without a body, query or payment.
     pub fn bare(method: Method, path: &str) -> ApiRequest {
@@ -35,6 +38,20 @@ impl World {
     /// `GET <path>`.
     pub async fn get(&self, path: &str) -> Answer {
         self.send(Self::bare(Method::GET, path)).await
+    }
+
+    /// `GET <path>` as a browser asks (`Accept` names HTML first): what the page route answers
+    /// the page to; the other routes answer it as any GET.
+    pub async fn browse(&self, path: &str) -> Answer {
+        self.send(Self::browsing(Method::GET, path)).await
+    }
+
+    /// A bare request of `method` with a browser's `Accept`.
+    pub fn browsing(method: Method, path: &str) -> ApiRequest {
+        let mut request = Self::bare(method, path);
+        let accept = http::HeaderValue::from_static(BROWSER_ACCEPT);
+        request.headers.insert(http::header::ACCEPT, accept);
+        request
     }
 
     /// A request of the method with `?url=` (GET, HEAD) or a `{"url"}` body (POST).

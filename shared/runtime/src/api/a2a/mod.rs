@@ -99,7 +99,6 @@ impl RpcError {
         match malformed {
             MalformedKind::Parse => Self::Parse,
             MalformedKind::InvalidRequest => Self::InvalidRequest,
-            MalformedKind::ParamsNotObject => Self::InvalidParams,
         }
     }
 }
@@ -175,7 +174,7 @@ impl<S: Stores> Service<S> {
 
     /// The JSON-RPC answer of one request.
     async fn a2a_answer(&self, request: &ApiRequest, x402_activated: bool) -> ApiResponse {
-        let call = match jsonrpc::read(&request.body) {
+        let mut call = match jsonrpc::read(&request.body) {
             Ok(Envelope::Call(call)) => call,
             // A2A sends no notifications; one is accepted and nothing runs.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
@@ -188,7 +187,10 @@ impl<S: Stores> Service<S> {
             Ok(dialect) => dialect,
             Err(refused) => return rpc_error(&call.id, refused),
         };
-        match self.send_message(request, call.params, x402_activated).await {
+        let Some(params) = call.object_params() else {
+            return rpc_error(&call.id, RpcError::InvalidParams);
+        };
+        match self.send_message(request, params, x402_activated).await {
             Ok(answered) => jsonrpc::result(&call.id, answered.task.result(dialect))
                 .with_telemetry(answered.telemetry),
             Err(refused) => rpc_error(&call.id, refused),

@@ -115,9 +115,16 @@ pub(super) fn answer_document(
             Ok(base) => json_response(StatusCode::OK, &agent_card::agent_card(&base)),
             Err(refusal) => refusal,
         },
-        Route::Precheck | Route::Check | Route::Memo | Route::Metrics | Route::Mcp | Route::A2a => {
-            return None;
+        Route::Page | Route::PageScript | Route::PageStyle => {
+            super::page::answer(route, base, request)
         }
+        Route::Precheck
+        | Route::Check
+        | Route::Memo
+        | Route::Metrics
+        | Route::Mcp
+        | Route::A2a
+        | Route::Rpc => return None,
     };
     Some(answer)
 }

@@ -260,6 +260,43 @@ fn operation(route: Route, method: &Method) -> Value {
                 ),
             );
         }
+        Route::Page => {
+            responses.insert("200".into(), json!({
+                "description": "the web page for people (to a request whose Accept names text/html; any other Accept: 404): pre-check, buy a verdict with a Solana browser wallet, read the report, verify a report in the browser",
+                "content": {"text/html": {"schema": {"type": "string"}}},
+            }));
+        }
+        Route::PageScript => {
+            responses.insert("200".into(), json!({
+                "description": "the web page's one script (the official x402 client packages, bundled)",
+                "content": {"text/javascript": {"schema": {"type": "string"}}},
+            }));
+        }
+        Route::PageStyle => {
+            responses.insert(
+                "200".into(),
+                json!({
+                    "description": "the web page's style sheet",
+                    "content": {"text/css": {"schema": {"type": "string"}}},
+                }),
+            );
+        }
+        Route::Rpc => {
+            operation["description"] = json!(
+                "The two Solana JSON-RPC calls a browser payment makes, so that the web page connects to this origin only: getAccountInfo of the USDC mint (answered without a call) and getLatestBlockhash (asked of the operator's RPC, answered as read). Any other method is -32601. Answered 200 with a JSON-RPC response."
+            );
+            operation["requestBody"] = json!({
+                "required": true,
+                "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
+            });
+            responses.insert(
+                "200".into(),
+                document_response(
+                    "a JSON-RPC 2.0 response (result or error)",
+                    json!({"type": "object", "required": ["jsonrpc", "id"]}),
+                ),
+            );
+        }
         Route::AgentCard => {
             responses.insert("200".into(), document_response(
                 "the A2A agent card: the skills (criteria, precheck, check, memo), the x402 extension (required), the JSON-RPC endpoint in both the A2A 1.0 and the 0.3 fields",
@@ -325,6 +362,10 @@ fn summary(route: Route, method: &Method) -> String {
             "A2A (JSON-RPC, stateless): the free skills and the paid ones (${price} each, the x402 A2A extension)"
         ),
         Route::AgentCard => "Free: the A2A agent card".into(),
+        Route::Page => "Free: the web page for people".into(),
+        Route::PageScript => "Free: the web page's script".into(),
+        Route::PageStyle => "Free: the web page's style sheet".into(),
+        Route::Rpc => "Free: the Solana RPC calls a browser payment makes".into(),
     }
 }
 

@@ -75,7 +75,6 @@ impl RpcError {
         match malformed {
             MalformedKind::Parse => Self::Parse,
             MalformedKind::InvalidRequest => Self::InvalidRequest,
-            MalformedKind::ParamsNotObject => Self::InvalidParams,
         }
     }
 }
@@ -105,13 +104,16 @@ impl<S: Stores> Service<S> {
         if !self.origin_allowed(request) {
             return error(ApiError::OriginForbidden);
         }
-        let call = match jsonrpc::read(&request.body) {
+        let mut call = match jsonrpc::read(&request.body) {
             Ok(Envelope::Call(call)) => call,
             // A notification (`notifications/initialized`, a cancellation): nothing to answer.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
             Err(malformed) => return rpc_error(&malformed.id, RpcError::of(malformed.kind)),
         };
-        let (id, params) = (call.id, Value::Object(call.params));
+        let Some(params) = call.object_params() else {
+            return rpc_error(&call.id, RpcError::InvalidParams);
+        };
+        let (id, params) = (call.id, Value::Object(params));
         match call.method.as_str() {
             "initialize" => jsonrpc::result(&id, initialize(&params)),
             "ping" => jsonrpc::result(&id, json!({})),
