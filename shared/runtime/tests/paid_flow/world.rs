@@ -500,14 +500,27 @@ pub fn mcp_request(
         params["_meta"] = json!({"x402/payment": payload});
     }
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-    let mut headers = HeaderMap::new();
-    headers.insert("content-type", HeaderValue::from_static("application/json"));
-    headers.insert("accept", HeaderValue::from_static("application/json, text/event-stream"));
+    let headers = [("accept", "application/json, text/event-stream")];
+    json_rpc_post(MCP, &headers, &body, request_id)
+}
+
+/// A JSON-RPC `POST` of `body` to `path` from loopback, with `headers` beside its content type.
+fn json_rpc_post(
+    path: &str,
+    headers: &[(&'static str, &'static str)],
+    body: &Value,
+    request_id: String,
+) -> ApiRequest {
+    let mut map = HeaderMap::new();
+    map.insert("content-type", HeaderValue::from_static("application/json"));
+    for (name, value) in headers {
+        map.insert(*name, HeaderValue::from_static(value));
+    }
     ApiRequest {
         method: Method::POST,
-        path: MCP.to_owned(),
+        path: path.to_owned(),
         query: None,
-        headers,
+        headers: map,
         body: body.to_string().into_bytes(),
         source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         public_base_url: None,
@@ -568,20 +581,8 @@ pub fn a2a_request(
     }
     let params = json!({"message": message, "configuration": {}});
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "SendMessage", "params": params});
-    let mut headers = HeaderMap::new();
-    headers.insert("content-type", HeaderValue::from_static("application/json"));
-    headers.insert("a2a-version", HeaderValue::from_static("1.0"));
-    headers.insert("a2a-extensions", HeaderValue::from_static(X402_A2A_EXTENSION));
-    ApiRequest {
-        method: Method::POST,
-        path: A2A.to_owned(),
-        query: None,
-        headers,
-        body: body.to_string().into_bytes(),
-        source_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-        public_base_url: None,
-        request_id,
-    }
+    let headers = [("a2a-version", "1.0"), ("a2a-extensions", X402_A2A_EXTENSION)];
+    json_rpc_post(A2A, &headers, &body, request_id)
 }
 
 /// A JSON value as a protobuf `Struct` carries it: every number a double.

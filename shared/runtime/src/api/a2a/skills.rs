@@ -11,7 +11,7 @@ use http::StatusCode;
 use payability_core::challenge::OwnChallenge;
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SignInProof, SignInRefusal};
-use payability_core::payment::x402::{DecodedPayment, PaymentRefusal, SettlementResponse};
+use payability_core::payment::x402::SettlementResponse;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -21,7 +21,7 @@ use super::task::{PaymentMetadata, Task, TaskState};
 use crate::api::ApiRequest;
 use crate::api::discovery::criteria_response;
 use crate::api::precheck::PrecheckEnd;
-use crate::api::purchase::{CallStyle, PaidArguments, PaidCall, PurchaseOutcome, fields_of};
+use crate::api::purchase::{CallStyle, Presented, PurchaseOutcome};
 use crate::api::respond::{ApiResponse, error, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::routes::Route;
@@ -79,7 +79,10 @@ impl<S: Stores> Service<S> {
         let paying = payment.is_some();
         let arguments = Value::Object(call.arguments);
         let answer = match (skill.paid(), skill) {
-            (Some(op), _) => self.paid_skill(op, arguments, payment, proof, request).await,
+            (Some(op), _) => {
+                let presented = Presented { payment, proof };
+                self.paid_skill(op, arguments, presented, request).await
+            }
             (None, Route::Precheck) if paying => {
                 SkillAnswer::of(Ending::Refused, error(ApiError::PrecheckTakesNoPayment))
             }
@@ -99,22 +102,16 @@ impl<S: Stores> Service<S> {
         Ok(Answered { task, telemetry })
     }
 
-    /// A paid skill: its arguments read (a shape of another kind is refused before anything
-    /// else), then the purchase, as over HTTP.
+    /// A paid skill: the purchase of its arguments, as over HTTP.
     async fn paid_skill(
         &self,
         op: PaidOp,
         arguments: Value,
-        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
-        proof: Option<Result<SignInProof, SignInRefusal>>,
+        presented: Presented,
         request: &ApiRequest,
     ) -> SkillAnswer {
-        let url = match fields_of::<PaidArguments>(arguments) {
-            Ok(arguments) => arguments.url,
-            Err(refused) => return SkillAnswer::of(Ending::Refused, error(refused)),
-        };
-        let call = PaidCall { op, url: Some(url), style: CallStyle::A2a, payment, proof };
-        let outcome = self.buy(call, request).await;
+        let outcome = self.buy_with_arguments(op, arguments, CallStyle::A2a, presented, request);
+        let outcome = outcome.await;
         let ending = match &outcome {
             PurchaseOutcome::Offer { .. } => Ending::PaymentRequired,
             PurchaseOutcome::Refused { .. } => Ending::Refused,

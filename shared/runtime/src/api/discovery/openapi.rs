@@ -224,17 +224,7 @@ fn operation(route: Route, method: &Method) -> Value {
             operation["description"] = json!(
                 "MCP's Streamable HTTP transport, stateless (JSON answers, no session, no SSE                  stream): JSON-RPC 2.0 initialize, ping, tools/list and tools/call of the tools                  criteria and precheck (free) and check and memo (paid, x402 v2 in                  params._meta[\"x402/payment\"], the settlement in result._meta[\"x402/payment-response\"]).                  Every request is answered 200 with a JSON-RPC response (errors included); a                  notification 202 with no body. See docs/mcp.md."
             );
-            operation["requestBody"] = json!({
-                "required": true,
-                "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
-            });
-            responses.insert(
-                "200".into(),
-                document_response(
-                    "a JSON-RPC 2.0 response (result or error)",
-                    json!({"type": "object", "required": ["jsonrpc", "id"]}),
-                ),
-            );
+            json_rpc(&mut operation, &mut responses);
             responses.insert("202".into(), json!({"description": "a notification, accepted"}));
         }
         Route::A2a => {
@@ -248,17 +238,7 @@ fn operation(route: Route, method: &Method) -> Value {
                  answered 200 with a JSON-RPC response (errors included). See docs/a2a.md and \
                  the agent card."
             );
-            operation["requestBody"] = json!({
-                "required": true,
-                "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
-            });
-            responses.insert(
-                "200".into(),
-                document_response(
-                    "a JSON-RPC 2.0 response (result or error)",
-                    json!({"type": "object", "required": ["jsonrpc", "id"]}),
-                ),
-            );
+            json_rpc(&mut operation, &mut responses);
         }
         Route::Page => {
             responses.insert("200".into(), json!({
@@ -285,17 +265,7 @@ fn operation(route: Route, method: &Method) -> Value {
             operation["description"] = json!(
                 "The two Solana JSON-RPC calls a browser payment makes, so that the web page connects to this origin only: getAccountInfo of the USDC mint (answered without a call) and getLatestBlockhash (asked of the operator's RPC, answered as read). Any other method is -32601. Answered 200 with a JSON-RPC response."
             );
-            operation["requestBody"] = json!({
-                "required": true,
-                "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
-            });
-            responses.insert(
-                "200".into(),
-                document_response(
-                    "a JSON-RPC 2.0 response (result or error)",
-                    json!({"type": "object", "required": ["jsonrpc", "id"]}),
-                ),
-            );
+            json_rpc(&mut operation, &mut responses);
         }
         Route::AgentCard => {
             responses.insert("200".into(), document_response(
@@ -335,6 +305,18 @@ fn operation(route: Route, method: &Method) -> Value {
     }
     operation["responses"] = Value::Object(responses);
     operation
+}
+
+/// A JSON-RPC endpoint's request body and answer: one JSON-RPC 2.0 request object, answered
+/// 200 with a JSON-RPC response, errors included.
+fn json_rpc(operation: &mut Value, responses: &mut Map<String, Value>) {
+    operation["requestBody"] = json!({
+        "required": true,
+        "content": json_content(json!({"type": "object", "required": ["jsonrpc", "method"]})),
+    });
+    let answer = json!({"type": "object", "required": ["jsonrpc", "id"]});
+    let described = document_response("a JSON-RPC 2.0 response (result or error)", answer);
+    responses.insert("200".into(), described);
 }
 
 fn summary(route: Route, method: &Method) -> String {

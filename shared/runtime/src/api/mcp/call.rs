@@ -11,9 +11,7 @@ use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{
     SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
 };
-use payability_core::payment::x402::{
-    DecodedPayment, PaymentRefusal, SettlementResponse, decode_payment_object,
-};
+use payability_core::payment::x402::{SettlementResponse, decode_payment_object};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -22,7 +20,7 @@ use super::RpcError;
 use super::tools::Tool;
 use crate::api::ApiRequest;
 use crate::api::discovery::criteria_response;
-use crate::api::purchase::{CallStyle, PaidArguments, PaidCall, fields_of};
+use crate::api::purchase::{CallStyle, Presented};
 use crate::api::respond::{ApiResponse, error, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::rules::ApiError;
@@ -129,8 +127,8 @@ impl<S: Stores> Service<S> {
             }
             Tool::Precheck => self.precheck_result(arguments, proof, request).await,
             Tool::Paid(op) => {
-                let payment = payment.map(decode_payment_object);
-                self.paid_result(op, arguments, payment, proof, request).await
+                let presented = Presented { payment: payment.map(decode_payment_object), proof };
+                self.paid_result(op, arguments, presented, request).await
             }
         })
     }
@@ -149,24 +147,17 @@ impl<S: Stores> Service<S> {
         ToolResult::of(Tool::Precheck, end.response(), None)
     }
 
-    /// A paid tool: its arguments read (a shape of another kind is refused before anything
-    /// else), then the purchase, as over HTTP.
+    /// A paid tool: the purchase of its arguments, as over HTTP.
     async fn paid_result(
         &self,
         op: PaidOp,
         arguments: Value,
-        payment: Option<Result<DecodedPayment, PaymentRefusal>>,
-        proof: Option<Result<SignInProof, SignInRefusal>>,
+        presented: Presented,
         request: &ApiRequest,
     ) -> ToolResult {
-        let tool = Tool::Paid(op);
-        let url = match fields_of::<PaidArguments>(arguments) {
-            Ok(arguments) => arguments.url,
-            Err(refused) => return ToolResult::of(tool, error(refused), None),
-        };
-        let call = PaidCall { op, url: Some(url), style: CallStyle::Mcp, payment, proof };
-        let (answer, settlement) = self.buy(call, request).await.answer(mcp_offer);
-        ToolResult::of(tool, answer, settlement)
+        let outcome = self.buy_with_arguments(op, arguments, CallStyle::Mcp, presented, request);
+        let (answer, settlement) = outcome.await.answer(mcp_offer);
+        ToolResult::of(Tool::Paid(op), answer, settlement)
     }
 }
 

@@ -56,6 +56,15 @@ pub(in crate::api) fn fields_of<T: DeserializeOwned>(value: Value) -> Result<T, 
     serde_json::from_value(value).map_err(|_| ApiError::BodyWrongShape)
 }
 
+/// What a call presents besides what it asks: a payment, a sign-in proof, either or neither,
+/// each decoded from the transport's own encoding.
+pub(in crate::api) struct Presented {
+    /// The payment; None without one.
+    pub(in crate::api) payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    /// The sign-in proof (x402 sign-in-with-x); None without one.
+    pub(in crate::api) proof: Option<Result<SignInProof, SignInRefusal>>,
+}
+
 /// A paid call as a transport read it from its request.
 pub(in crate::api) struct PaidCall {
     /// The op bought.
@@ -80,6 +89,27 @@ impl<S: Stores> Service<S> {
     ) -> PurchaseOutcome {
         match self.purchase_request(call, request) {
             Ok(purchase) => self.purchase(purchase).await,
+            Err(refused) => PurchaseOutcome::error(refused),
+        }
+    }
+
+    /// A paid call of a JSON transport (MCP, A2A): `arguments` read as the route's body is
+    /// (`{"url"}`; a shape of another kind is refused before anything else, with nothing said
+    /// of a settlement), then bought.
+    pub(in crate::api) async fn buy_with_arguments(
+        &self,
+        op: PaidOp,
+        arguments: Value,
+        style: CallStyle,
+        presented: Presented,
+        request: &ApiRequest,
+    ) -> PurchaseOutcome {
+        let Presented { payment, proof } = presented;
+        match fields_of::<PaidArguments>(arguments) {
+            Ok(arguments) => {
+                let url = Some(arguments.url);
+                self.buy(PaidCall { op, url, style, payment, proof }, request).await
+            }
             Err(refused) => PurchaseOutcome::error(refused),
         }
     }

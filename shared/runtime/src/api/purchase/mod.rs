@@ -34,7 +34,7 @@ use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
     Retry, StoredClaim, UrlBinding, UtcDay, UtcMillis,
 };
-pub(in crate::api) use call::{CallStyle, PaidArguments, PaidCall, fields_of};
+pub(in crate::api) use call::{CallStyle, PaidArguments, PaidCall, Presented, fields_of};
 use delivery::Delivery;
 use stop::{Stop, store_failed};
 
@@ -336,11 +336,4 @@ impl<S: Stores> Service<S> {
             ResumeOutcome::Refused => Err(Stop::error(ApiError::PaymentAlreadyUsed)),
         }
     }
-}
-
-/// What a purchase request presents besides its target: a payment, a sign-in proof, either or
-/// neither.
-struct Presented {
-    payment: Option<Result<DecodedPayment, PaymentRefusal>>,
-    proof: Option<Result<SignInProof, SignInRefusal>>,
 }
