@@ -50,9 +50,13 @@ async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
         Route::OpenApi,
         Route::Corpus,
         Route::WellKnownX402,
+        Route::Mcp,
+        Route::A2a,
+        Route::AgentCard,
     ] {
         assert!(text.contains(&format!("{PUBLIC_BASE_URL}{}", route.path())), "{}", route.path());
     }
+    assert!(text.contains(&format!("People: open {PUBLIC_BASE_URL}/ in a browser")), "{text}");
     for word in ["PAYMENT-SIGNATURE", "X-PAYMENT", "RFC 8785", "Ed25519", "keyId", "$0.01"] {
         assert!(text.contains(word), "{word}");
     }

@@ -22,6 +22,9 @@ pub(super) fn llms_txt(base: &Base) -> String {
          \n\
          Base URL: {base}\n\
          \n\
+         People: open {page} in a browser: the free pre-check, a verdict paid with a Solana \
+         browser wallet, the report verified in the page.\n\
+         \n\
          ## Use\n\
          \n\
          - `POST {check}` with `{{\"url\": \"<endpoint>\"}}`, or `GET {check}?url=<endpoint>`: \
@@ -70,6 +73,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
          `corpus_replay` in {criteria})\n\
          - {well_known}: the paid resources\n",
         base = base.url(""),
+        page = base.url(Route::Page.path()),
         mcp = url(Route::Mcp),
         a2a = url(Route::A2a),
         card = url(Route::AgentCard),
