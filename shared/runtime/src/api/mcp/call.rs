@@ -99,6 +99,34 @@ fn proof_of(value: &Value) -> Result<SignInProof, SignInRefusal> {
     decode_proof_header(text.as_bytes())
 }
 
+/// A `tools/call`, read: the tool named, its arguments and what its `_meta` carries.
+pub(super) struct ToolCall {
+    /// The tool named.
+    pub(super) tool: Tool,
+    /// Its arguments (an object; `{}` when absent).
+    pub(super) arguments: Value,
+    /// `_meta["x402/payment"]`, as sent (decoded only by a paid tool).
+    pub(super) payment: Option<Value>,
+    /// `_meta["sign-in-with-x"]`, decoded.
+    pub(super) proof: Option<Result<SignInProof, SignInRefusal>>,
+}
+
+/// Reads `tools/call`'s params: params of another shape, a tool that is not ours or
+/// arguments that are not an object are invalid.
+pub(super) fn read_call(params: Value) -> Result<ToolCall, RpcError> {
+    let params: CallParams = serde_json::from_value(params).map_err(|_| RpcError::InvalidParams)?;
+    let tool = Tool::named(&params.name).ok_or(RpcError::InvalidParams)?;
+    let arguments = match params.arguments {
+        None => json!({}),
+        Some(arguments @ Value::Object(_)) => arguments,
+        Some(_) => return Err(RpcError::InvalidParams),
+    };
+    let mut meta = params.meta.unwrap_or_default();
+    let payment = meta.remove(PAYMENT_META_KEY);
+    let proof = meta.get(SIGN_IN_WITH_X).map(proof_of);
+    Ok(ToolCall { tool, arguments, payment, proof })
+}
+
 impl<S: Stores> Service<S> {
     /// `tools/call`: the named tool's result; params of another shape or a tool that is not
     /// ours are a JSON-RPC error.
@@ -107,16 +135,7 @@ impl<S: Stores> Service<S> {
         request: &ApiRequest,
         params: Value,
     ) -> Result<ToolResult, RpcError> {
-        let params: CallParams =
-            serde_json::from_value(params).map_err(|_| RpcError::InvalidParams)?;
-        let tool = Tool::named(&params.name).ok_or(RpcError::InvalidParams)?;
-        let arguments = match params.arguments {
-            None => json!({}),
-            Some(arguments @ Value::Object(_)) => arguments,
-            Some(_) => return Err(RpcError::InvalidParams),
-        };
-        let payment = params.meta.as_ref().and_then(|meta| meta.get(PAYMENT_META_KEY));
-        let proof = params.meta.as_ref().and_then(|meta| meta.get(SIGN_IN_WITH_X)).map(proof_of);
+        let ToolCall { tool, arguments, payment, proof } = read_call(params)?;
         Ok(match tool {
             // A free tool never reads a payment: nothing is verified, nothing settled.
             Tool::Criteria => {
@@ -127,7 +146,8 @@ impl<S: Stores> Service<S> {
             }
             Tool::Precheck => self.precheck_result(arguments, proof, request).await,
             Tool::Paid(op) => {
-                let presented = Presented { payment: payment.map(decode_payment_object), proof };
+                let payment = payment.as_ref().map(decode_payment_object);
+                let presented = Presented { payment, proof };
                 self.paid_result(op, arguments, presented, request).await
             }
         })
