@@ -235,6 +235,98 @@ fn payments() {
         mcp.into_iter().map(|(n, v)| (n.to_owned(), v.to_string().into_bytes())).collect(),
     );
 
+    // The JSON-RPC transports' bodies: MCP's calls and A2A's messages (1.0 and 0.3 shapes),
+    // paid, signed in and continued, and bodies that are not one request.
+    let payment = v2(accepted(&memo_check), &tx);
+    let proof = String::from_utf8(payability_fuzz::targets::siwx_header::header_of(
+        &payability_fuzz::targets::siwx_header::SIGNED,
+    ))
+    .unwrap();
+    let url = CALLED_URLS[0];
+    let rpc = |method: &str, params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let paid_data = json!({"kind": "data", "data": {"skill": "check", "url": url}});
+    let mut whole_doubles = payment.clone();
+    whole_doubles["x402Version"] = json!(2.0);
+    let bodies = vec![
+        ("mcp-initialize", rpc("initialize", json!({"protocolVersion": "2025-11-25"}))),
+        ("mcp-notification", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+        ("mcp-tools-list", json!({"jsonrpc": "2.0", "id": "a", "method": "tools/list"})),
+        (
+            "mcp-check-unpaid",
+            rpc("tools/call", json!({"name": "check", "arguments": {"url": url}})),
+        ),
+        (
+            "mcp-check-paid",
+            rpc(
+                "tools/call",
+                json!({"name": "check", "arguments": {"url": url}, "_meta": {"x402/payment": payment}}),
+            ),
+        ),
+        (
+            "mcp-precheck-signed",
+            rpc(
+                "tools/call",
+                json!({"name": "precheck", "arguments": {"url": url, "op": "memo"}, "_meta": {"sign-in-with-x": proof}}),
+            ),
+        ),
+        ("mcp-unknown-tool", rpc("tools/call", json!({"name": "refund", "arguments": []}))),
+        (
+            "a2a-data-part",
+            rpc(
+                "SendMessage",
+                json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"data": {"skill": "memo", "url": url}}]}}),
+            ),
+        ),
+        (
+            "a2a-text-part",
+            rpc(
+                "message/send",
+                json!({"message": {"kind": "message", "messageId": "m2", "role": "user", "parts": [{"kind": "text", "text": format!("check {url}")}]}}),
+            ),
+        ),
+        (
+            "a2a-paid-continued",
+            rpc(
+                "message/send",
+                json!({"message": {"kind": "message", "messageId": "m3", "role": "user", "taskId": "pv1.eyJza2lsbCI6ImNoZWNrIiwidXJsIjoiaHR0cHM6Ly9zZWxsZXIuZXhhbXBsZS9hcGkvd2VhdGhlciJ9", "contextId": "c1", "parts": [paid_data], "metadata": {"x402.payment.status": "payment-submitted", "x402.payment.payload": payment}}}),
+            ),
+        ),
+        (
+            "a2a-paid-whole-doubles",
+            rpc(
+                "SendMessage",
+                json!({"message": {"messageId": "m4", "role": "ROLE_USER", "parts": [paid_data], "metadata": {"x402.payment.payload": whole_doubles}}}),
+            ),
+        ),
+        (
+            "a2a-precheck-signed",
+            rpc(
+                "SendMessage",
+                json!({"message": {"messageId": "m5", "parts": [{"data": {"skill": "precheck", "url": url, "op": "check"}}], "metadata": {"sign-in-with-x": proof}}}),
+            ),
+        ),
+        (
+            "a2a-unknown-task",
+            rpc("SendMessage", json!({"message": {"taskId": "task-1", "parts": []}})),
+        ),
+        ("a2a-get-task", rpc("GetTask", json!({"id": "pv1.e30"}))),
+        ("batch", json!([rpc("tools/list", json!({}))])),
+        ("fractional-id", json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"})),
+    ];
+    let mut bodies: Vec<(String, Vec<u8>)> =
+        bodies.into_iter().map(|(n, v)| (n.to_owned(), v.to_string().into_bytes())).collect();
+    bodies.push(("not-json".to_owned(), b"{\"jsonrpc\": \"2.0\",".to_vec()));
+    // The paths past the envelope are reached: the paid message reads, its payment decodes.
+    let paid = &bodies.iter().find(|(name, _)| name == "a2a-paid-whole-doubles").unwrap().1;
+    let payability_runtime::api::fuzzing::EnvelopeRead::Call { params: Value::Object(params), .. } =
+        payability_runtime::api::fuzzing::read_envelope(paid)
+    else {
+        panic!("the paid message is a call")
+    };
+    let call = payability_runtime::api::fuzzing::read_message(params).expect("a paid message");
+    assert!(matches!(call.payment, Some(Ok(_))), "its payment decodes");
+    write("agent_call", bodies);
+
     let mut transactions = vec![
         ("legacy".to_owned(), legacy()),
         ("v0".to_owned(), wire(&[[0; 64], [0xab; 64]], &v0_message())),

@@ -11,8 +11,8 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::x402::{
-    MAX_PAYMENT_PAYLOAD_BYTES, PaymentRefusal, X402Version, decode_payment_object,
-    decode_payment_header,
+    MAX_PAYMENT_PAYLOAD_BYTES, PaymentRefusal, X402Version, decode_payment_header,
+    decode_payment_object,
 };
 use serde_json::Value;
 use sha2::{Digest, Sha256};

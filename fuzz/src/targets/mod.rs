@@ -1,5 +1,6 @@
 //! One module per fuzz target; each `run` asserts its target's invariants.
 
+pub mod agent_call;
 pub mod facilitator;
 pub mod grade_check;
 pub mod grade_memo;

@@ -8,6 +8,8 @@ mod a2a;
 mod binding;
 pub mod config;
 pub mod discovery;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod http;
 mod jsonrpc;
 mod mcp;

@@ -103,6 +103,23 @@ impl RpcError {
     }
 }
 
+/// `SendMessage`'s params, read as the fuzz targets see them (the `fuzzing` feature): the
+/// call with the id of the task that answers it, or the JSON-RPC error code.
+#[cfg(feature = "fuzzing")]
+pub(super) fn read_message(
+    params: serde_json::Map<String, Value>,
+) -> Result<super::fuzzing::AgentCall, i64> {
+    let inbound = message::read(params).map_err(RpcError::code)?;
+    Ok(super::fuzzing::AgentCall {
+        route: inbound.call.skill,
+        task_id: Some(inbound.call.task_id()),
+        arguments: inbound.call.arguments,
+        context_id: inbound.context_id,
+        payment: inbound.payment,
+        proof: inbound.proof,
+    })
+}
+
 /// The answer carrying `error` for the request `id`.
 fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
     jsonrpc::error(id, error.code(), error.message())

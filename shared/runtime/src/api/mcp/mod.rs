@@ -79,6 +79,26 @@ impl RpcError {
     }
 }
 
+/// `tools/call`'s params, read as the fuzz targets see them (the `fuzzing` feature): the call,
+/// its payment decoded as a paid tool decodes it, or the JSON-RPC error code.
+#[cfg(feature = "fuzzing")]
+pub(super) fn read_tool_call(params: Value) -> Result<super::fuzzing::AgentCall, i64> {
+    use payability_core::payment::x402::decode_payment_object;
+
+    let call = call::read_call(params).map_err(RpcError::code)?;
+    let Value::Object(arguments) = call.arguments else {
+        unreachable!("read_call takes object arguments only")
+    };
+    Ok(super::fuzzing::AgentCall {
+        route: call.tool.route(),
+        arguments,
+        task_id: None,
+        context_id: None,
+        payment: call.payment.as_ref().map(decode_payment_object),
+        proof: call.proof,
+    })
+}
+
 /// The answer carrying `error` for the request `id`.
 fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
     jsonrpc::error(id, error.code(), error.message())

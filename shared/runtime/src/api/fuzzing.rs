@@ -1,0 +1,73 @@
+//! The JSON-RPC transports' readers of outside bytes as public functions, for the fuzz
+//! targets (`fuzz/`, the only builder of the `fuzzing` feature): the envelope every
+//! transport reads first, MCP's `tools/call` and A2A's message. Each answers what its endpoint
+//! reads, before anything is bought, fetched or stored.
+
+use payability_core::payment::siwx::{SignInProof, SignInRefusal};
+use payability_core::payment::x402::{DecodedPayment, PaymentRefusal};
+use serde_json::{Map, Value};
+
+use super::jsonrpc::{self, Envelope};
+use crate::routes::Route;
+
+/// A body as the JSON-RPC transports read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvelopeRead {
+    /// A request: its id, its method and its `params` (null when absent).
+    Call {
+        /// The id to answer under.
+        id: Value,
+        /// The method named.
+        method: String,
+        /// The `params`, as sent.
+        params: Value,
+    },
+    /// A notification: nothing is answered.
+    Notification,
+    /// Not one request: the error code answered, under the id read (null when none).
+    Malformed {
+        /// The id answered under.
+        id: Value,
+        /// The JSON-RPC error code.
+        code: i64,
+    },
+}
+
+/// A call an agent makes over MCP or A2A, read.
+#[derive(Debug)]
+pub struct AgentCall {
+    /// The route called (one of [`Route::AGENT_CALLS`]).
+    pub route: Route,
+    /// Its arguments.
+    pub arguments: Map<String, Value>,
+    /// A2A: the id of the task that answers the call (None over MCP).
+    pub task_id: Option<String>,
+    /// A2A: the context the message names (None over MCP).
+    pub context_id: Option<String>,
+    /// The payment carried, decoded; None without one.
+    pub payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    /// The sign-in proof carried, decoded; None without one.
+    pub proof: Option<Result<SignInProof, SignInRefusal>>,
+}
+
+/// Reads a body as one JSON-RPC 2.0 request (MCP, A2A and the page's relay alike).
+pub fn read_envelope(body: &[u8]) -> EnvelopeRead {
+    match jsonrpc::read(body) {
+        Ok(Envelope::Call(call)) => {
+            EnvelopeRead::Call { id: call.id, method: call.method, params: call.params }
+        }
+        Ok(Envelope::Notification) => EnvelopeRead::Notification,
+        Err(malformed) => EnvelopeRead::Malformed { id: malformed.id, code: malformed.kind.code() },
+    }
+}
+
+/// Reads MCP `tools/call`'s params: the call, or the JSON-RPC error code.
+pub fn read_tool_call(params: Value) -> Result<AgentCall, i64> {
+    super::mcp::read_tool_call(params)
+}
+
+/// Reads A2A `SendMessage`'s (or `message/send`'s) params: the call, or the JSON-RPC error
+/// code.
+pub fn read_message(params: Map<String, Value>) -> Result<AgentCall, i64> {
+    super::a2a::read_message(params)
+}
