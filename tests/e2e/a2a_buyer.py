@@ -6,13 +6,14 @@ activate the extension, read `x402.payment.required` from the task, pay it, answ
 with `x402.payment.payload`, read `x402.payment.receipts`.
 
     python a2a_buyer.py --url BASE --target URL --rpc http://127.0.0.1:RPC
-        [--skill check|memo] [--protocol 1.0|0.3] [--keypair-seed-hex HEX] [--calls N]
+        [--skill check|memo] [--protocol 1.0|0.3] [--keypair-seed-hex HEX] [--calls N] [--no-criteria]
         [--compare-http URL]
 
-It reads the card at BASE/.well-known/agent-card.json, calls the free `criteria` skill, then
-makes N paid calls of the skill (each a new payment): a message naming the skill and the
-target, the task in input-required with our challenge, the payment built by the x402 client,
-the task continued by its id with the payment, the completed task. --protocol 0.3 keeps only
+It reads the card at BASE/.well-known/agent-card.json, calls the free `criteria` skill (not
+with --no-criteria), then makes N paid calls of the skill (each a new payment; --calls 0 makes
+none): a message naming the skill and the target, the task in input-required with our
+challenge, the payment built by the x402 client, the task continued by its id with the
+payment, the completed task. --protocol 0.3 keeps only
 the card's 0.3 interface, so the SDK speaks `message/send` through its compatibility layer.
 --compare-http URL interleaves each paid call with one paid POST to URL through the official
 HTTP client on the same x402 client, timed the same way.
@@ -21,7 +22,7 @@ Output (stdout, one line): {"card": {"name", "skills", "extensions", "interfaces
 "criteria": the criteria skill's artifact, "paid": [{"waiting": the first task's state and
 x402 status, "state", "payment_status", "report" (the artifact), "receipt"
 (`x402.payment.receipts[0]`), "task_id_kept", "seconds" (message, payment, message)}],
-"payer", "error" (null, or why it stopped), "methods" (the JSON-RPC method of every POST the
+"payer", "error" (null, or why it stopped: failure.py's one line), "methods" (the JSON-RPC method of every POST the
 A2A client sent), "http_seconds", "median_seconds"}. Exit 0 when the
 calls were made (whatever they answered), 3 when a client itself failed.
 """
@@ -44,6 +45,7 @@ os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import svm_payment as sp  # noqa: E402
+from failure import describe  # noqa: E402
 
 # The x402 A2A extension (google-agentic-commerce/a2a-x402 spec/v0.2).
 X402_EXTENSION = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2"
@@ -133,8 +135,9 @@ async def run(args, out: dict) -> None:
         context = ClientCallContext(
             service_parameters=ServiceParametersFactory.create([with_a2a_extensions([X402_EXTENSION])]))
 
-        criteria = await send(client, message([Part(text="criteria")]), context)
-        out["criteria"] = artifact(criteria)
+        if not args.no_criteria:
+            criteria = await send(client, message([Part(text="criteria")]), context)
+            out["criteria"] = artifact(criteria)
 
         for _ in range(args.calls):
             started = time.monotonic()
@@ -185,6 +188,7 @@ def main() -> int:
     ap.add_argument("--protocol", default="1.0", choices=["1.0", "0.3"])
     ap.add_argument("--keypair-seed-hex", help="32-byte buyer seed (default: a fresh key)")
     ap.add_argument("--calls", type=int, default=1)
+    ap.add_argument("--no-criteria", action="store_true", help="skip the free criteria call")
     ap.add_argument("--compare-http", metavar="URL", help="time the HTTP route too (see above)")
     args = ap.parse_args()
     out = {"card": None, "criteria": None, "paid": [], "payer": None, "error": None, "http_seconds": [],
@@ -192,7 +196,7 @@ def main() -> int:
     try:
         asyncio.run(asyncio.wait_for(run(args, out), timeout=120))
     except BaseException as e:  # noqa: BLE001 (an exception group included)
-        out["error"] = f"{type(e).__name__}: {e}"
+        out["error"] = describe(e)
         print(json.dumps(out, separators=(",", ":")), flush=True)
         return 3
     if out["paid"]:

@@ -5,9 +5,10 @@ calls the free `criteria` and `precheck` tools with the MCP SDK alone, then call
 which pays on the stubbed Solana, and prints one JSON line.
 
     python mcp_buyer.py --url http://127.0.0.1:PORT/mcp --target URL --rpc http://127.0.0.1:RPC
-        [--tool check|memo] [--keypair-seed-hex HEX] [--calls N] [--no-precheck]
+        [--tool check|memo] [--keypair-seed-hex HEX] [--calls N] [--no-precheck] [--no-criteria]
 
---calls N makes N paid calls in a row (each a new payment), for timing. --compare-http URL
+--calls N makes N paid calls in a row (each a new payment), for timing; --calls 0 makes only the
+free reads. --no-criteria and --no-precheck skip those free calls. --compare-http URL
 (the same op's HTTP route) interleaves each paid MCP call with one paid POST to URL through the
 official HTTP client (x402HttpxClient) on the same x402 client, timed the same way: the line
 then also has "http_seconds" (one per call) and "median_seconds" {"mcp", "http"}.
@@ -16,7 +17,7 @@ Output (stdout, one line): {"tools": [names], "criteria": the criteria tool's
 structuredContent, "precheck": {"is_error", "structured"}, "paid": [{"is_error", "payment_made", "payment_response" (the settlement
 object of result._meta, or null), "structured" (the result's structuredContent), "seconds"
 (the paid call's wall time: probe, payment, paid call)}], "payer", "error" (null, or why it
-stopped), "http_seconds"}. Exit 0 when the
+stopped: tests/e2e/failure.py's one line), "http_seconds"}. Exit 0 when the
 calls were made (whatever they answered), 3 when the MCP client itself failed.
 """
 
@@ -36,6 +37,7 @@ os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import svm_payment as sp  # noqa: E402
+from failure import describe  # noqa: E402
 
 
 def plain(value):
@@ -65,8 +67,9 @@ async def run(args, out: dict) -> None:
             await paying.initialize()
             listed = await paying.list_tools()
             out["tools"] = [tool.name for tool in listed.tools]
-            criteria = await session.call_tool("criteria", {})
-            out["criteria"] = criteria.structuredContent
+            if not args.no_criteria:
+                criteria = await session.call_tool("criteria", {})
+                out["criteria"] = criteria.structuredContent
             if not args.no_precheck:
                 precheck = await session.call_tool("precheck", {"url": args.target})
                 out["precheck"] = {"is_error": precheck.isError,
@@ -103,6 +106,7 @@ def main() -> int:
     ap.add_argument("--keypair-seed-hex", help="32-byte buyer seed (default: a fresh key)")
     ap.add_argument("--calls", type=int, default=1)
     ap.add_argument("--no-precheck", action="store_true", help="skip the free pre-check call")
+    ap.add_argument("--no-criteria", action="store_true", help="skip the free criteria call")
     ap.add_argument("--compare-http", metavar="URL", help="time the HTTP route too (see above)")
     args = ap.parse_args()
     out = {"tools": None, "criteria": None, "precheck": None, "paid": [], "payer": None, "error": None,
@@ -110,7 +114,7 @@ def main() -> int:
     try:
         asyncio.run(asyncio.wait_for(run(args, out), timeout=120))
     except BaseException as e:  # noqa: BLE001 (an exception group from anyio included)
-        out["error"] = f"{type(e).__name__}: {e}"
+        out["error"] = describe(e)
         print(json.dumps(out, separators=(",", ":")), flush=True)
         return 3
     if args.compare_http:
