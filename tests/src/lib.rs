@@ -1,11 +1,14 @@
 //! Shared test support for the workspace's crates (a dev-dependency only): the local servers
 //! `scripts/test` starts (feature `aws`: SDK settings for them), the vectors several crates
-//! test against, scratch directories and (feature `http`) a loopback HTTP stand-in and the
-//! answer reader. The workspace-level tests themselves live in `tests/tests/`.
+//! test against, scratch directories and (feature `http`) a loopback HTTP stand-in, the
+//! answer reader and JSON as a protobuf `Struct` carries it. The workspace-level tests
+//! themselves live in `tests/tests/`.
 
 #[cfg(feature = "http")]
 pub mod answer;
 pub mod endpoints;
+#[cfg(feature = "http")]
+pub mod protobuf;
 pub mod scratch;
 #[cfg(feature = "http")]
 pub mod standin;

@@ -60,6 +60,7 @@ use payability_runtime::rules::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
 use payability_tests::endpoints::{moto_endpoint, moto_sdk};
+use payability_tests::protobuf::as_struct;
 use payability_tests::standin::closed_port;
 use serde_json::{Value, json};
 use support::world::{
@@ -415,19 +416,6 @@ fn buy_a2a(base: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value 
     ran.last_json().unwrap_or_else(|| panic!("the A2A buyer gave no JSON line: {ran}"))
 }
 
-/// `value` with every number a double, as a protobuf Struct (an A2A 1.0 data part) carries
-/// it: `413` over HTTP is `413.0` over A2A.
-fn with_double_numbers(value: Value) -> Value {
-    match value {
-        Value::Number(number) => number.as_f64().map_or(Value::Null, |double| json!(double)),
-        Value::Array(items) => Value::Array(items.into_iter().map(with_double_numbers).collect()),
-        Value::Object(fields) => {
-            Value::Object(fields.into_iter().map(|(k, v)| (k, with_double_numbers(v))).collect())
-        }
-        other => other,
-    }
-}
-
 /// A buyer's free reads (`run` makes no payment, so it is safe to repeat), run again while
 /// they stop on an HTTP 500, at most [`RELAY_ATTEMPTS`] times in all: their criteria answer
 /// is the one watch sometimes fails to relay ([`Answer::is_watch_relay_failure`]; the
@@ -640,8 +628,9 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     // of the a2a function; then it pays the check and the memo skills without that read.
     let free = free_reads("A2A", || buy_a2a(&base, &target, &rpc, &["--calls", "0"]));
     assert_eq!(free["error"], Value::Null, "{free}\n{}", watch.log_tail());
-    let over_a2a = with_double_numbers(free["criteria"].clone());
-    assert_eq!(over_a2a, with_double_numbers(criteria.clone()), "the A2A criteria skill");
+    // A protobuf Struct carries every number as a double: 413 arrives as 413.0.
+    let over_a2a = as_struct(free["criteria"].clone());
+    assert_eq!(over_a2a, as_struct(criteria.clone()), "the A2A criteria skill");
     for (skill, state, hits) in [("check", "POPULATED", 7), ("memo", "MEMO-REUSED", 9)] {
         let run = buy_a2a(&base, &target, &rpc, &["--skill", skill, "--no-criteria"]);
         let paid_skill = &run["paid"][0];

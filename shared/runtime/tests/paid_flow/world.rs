@@ -23,6 +23,7 @@ use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{UtcDay, UtcMillis};
 pub use payability_tests::answer::Answer;
+use payability_tests::protobuf::as_struct;
 use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::closed_port;
 use rusqlite::types::Value as SqlValue;
@@ -583,18 +584,6 @@ pub fn a2a_request(
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "SendMessage", "params": params});
     let headers = [("a2a-version", "1.0"), ("a2a-extensions", X402_A2A_EXTENSION)];
     json_rpc_post(A2A, &headers, &body, request_id)
-}
-
-/// A JSON value as a protobuf `Struct` carries it: every number a double.
-fn as_struct(value: Value) -> Value {
-    match value {
-        Value::Number(n) => n.as_f64().map_or(Value::Null, |x| json!(x)),
-        Value::Array(items) => Value::Array(items.into_iter().map(as_struct).collect()),
-        Value::Object(fields) => {
-            Value::Object(fields.into_iter().map(|(k, v)| (k, as_struct(v))).collect())
-        }
-        other => other,
-    }
 }
 
 /// An A2A task (the result of `SendMessage`, A2A 1.0) read as the HTTP answer it stands for,
