@@ -13,17 +13,17 @@ It reads the card at BASE/.well-known/agent-card.json, calls the free `criteria`
 with --no-criteria), then makes N paid calls of the skill (each a new payment; --calls 0 makes
 none): a message naming the skill and the target, the task in input-required with our
 challenge, the payment built by the x402 client, the task continued by its id with the
-payment, the completed task. --protocol 0.3 keeps only
-the card's 0.3 interface, so the SDK speaks `message/send` through its compatibility layer.
---compare-http URL interleaves each paid call with one paid POST to URL through the official
-HTTP client on the same x402 client, timed the same way.
+payment, the completed task. --protocol 0.3 keeps only the card's 0.3 interface, so the SDK
+speaks `message/send` through its compatibility layer. --compare-http URL interleaves each
+paid call with one paid POST to URL through the official HTTP client on the same x402 client,
+timed the same way.
 
 Output (stdout, one line): {"card": {"name", "skills", "extensions", "interfaces"},
 "criteria": the criteria skill's artifact, "paid": [{"waiting": the first task's state and
 x402 status, "state", "payment_status", "report" (the artifact), "receipt"
 (`x402.payment.receipts[0]`), "task_id_kept", "seconds" (message, payment, message)}],
-"payer", "error" (null, or why it stopped: failure.py's one line), "methods" (the JSON-RPC method of every POST the
-A2A client sent), "http_seconds", "median_seconds"}. Exit 0 when the
+"payer", "error" (null, or why it stopped: failure.py's one line), "methods" (the JSON-RPC
+method of every POST the A2A client sent), "http_seconds", "median_seconds"}. Exit 0 when the
 calls were made (whatever they answered), 3 when a client itself failed.
 """
 
