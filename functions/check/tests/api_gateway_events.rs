@@ -6,6 +6,7 @@
 //! the embedded store (it links DynamoDB's alone).
 
 use std::collections::VecDeque;
+use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,7 @@ use payability_runtime::store::dynamodb::{
     DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
 };
 use payability_tests::endpoints::{dynamodb_endpoints, local_sdk_config};
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
@@ -94,8 +96,17 @@ impl RuntimeApi {
         self.stand_in.addr().to_string()
     }
 
-    fn next_answer(&self) -> (String, Value) {
-        self.answers.recv_timeout(Duration::from_secs(20)).expect("the function answered")
+    /// The next answer `function` posts; without one within 20 s, it is stopped and the test
+    /// fails with what it printed.
+    fn next_answer(&self, function: &mut Child) -> (String, Value) {
+        let Ok(answer) = self.answers.recv_timeout(Duration::from_secs(20)) else {
+            let _ = function.kill();
+            let (mut stdout, mut stderr) = (String::new(), String::new());
+            let _ = function.stdout.take().map(|mut out| out.read_to_string(&mut stdout));
+            let _ = function.stderr.take().map(|mut err| err.read_to_string(&mut stderr));
+            panic!("the function answered nothing in 20 s; stdout: {stdout}\nstderr: {stderr}");
+        };
+        answer
     }
 }
 
@@ -122,11 +133,15 @@ fn dynamodb_store() -> Vec<(String, String)> {
 }
 
 /// Starts the binary against `runtime` on `store` (its variables), pinned to
-/// `pinned_seed`'s public key.
-fn start_check(runtime: &RuntimeApi, pinned_seed: [u8; 32], store: &[(String, String)]) -> Child {
-    let dir = std::env::temp_dir().join(format!("payability-check-fn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let seed_file = dir.join("seed");
+/// `pinned_seed`'s public key, with [`SEED`] in a key file in `scratch`: the test's own, as
+/// the tests run side by side (a file they shared was read empty while one rewrote it).
+fn start_check(
+    runtime: &RuntimeApi,
+    pinned_seed: [u8; 32],
+    store: &[(String, String)],
+    scratch: &ScratchDir,
+) -> Child {
+    let seed_file = scratch.join("seed");
     let hex: String = SEED.iter().map(|b| format!("{b:02x}")).collect();
     std::fs::write(&seed_file, hex).unwrap();
     let pinned = ReportSigner::from_seed(&pinned_seed).descriptor().jwk.x.clone();
@@ -183,9 +198,10 @@ fn the_unpaid_challenge_names_the_api_url_and_grades_populated() {
     ];
     let events = vectors.iter().map(|((m, p, s), _, _)| event(m, p, s)).collect();
     let runtime = RuntimeApi::start(events);
-    let mut child = start_check(&runtime, SEED, &dynamodb_store());
+    let scratch = ScratchDir::new("check-fn");
+    let mut child = start_check(&runtime, SEED, &dynamodb_store(), &scratch);
     for ((method, raw_path, stage), status, url) in vectors {
-        let (path, answer) = runtime.next_answer();
+        let (path, answer) = runtime.next_answer(&mut child);
         assert!(path.ends_with("/invocation/r-1/response"), "{path}");
         assert_eq!(answer["statusCode"], status, "{method} {raw_path} {stage}: {answer}");
         let Some(url) = url else { continue };
@@ -201,7 +217,8 @@ fn the_unpaid_challenge_names_the_api_url_and_grades_populated() {
 #[test]
 fn a_seed_that_is_not_the_pinned_key_never_starts() {
     let runtime = RuntimeApi::start(vec![event("GET", "/v1/check", "v1")]);
-    let child = start_check(&runtime, [0x43; 32], &dynamodb_store());
+    let scratch = ScratchDir::new("check-fn");
+    let child = start_check(&runtime, [0x43; 32], &dynamodb_store(), &scratch);
     let output = child.wait_with_output().unwrap();
     assert!(!output.status.success());
     // The JSON log line (stdout, as Lambda collects it) names the problem in words.
@@ -214,10 +231,10 @@ fn a_seed_that_is_not_the_pinned_key_never_starts() {
 #[test]
 fn a_function_configured_with_the_embedded_store_never_starts() {
     let runtime = RuntimeApi::start(vec![event("GET", "/v1/check", "v1")]);
-    let dir = std::env::temp_dir().join(format!("payability-check-fn-{}", std::process::id()));
-    let embedded =
-        [("PAYABILITY_STORE".to_owned(), dir.join("store.sqlite3").display().to_string())];
-    let child = start_check(&runtime, SEED, &embedded);
+    let scratch = ScratchDir::new("check-fn");
+    let store_file = scratch.join("store.sqlite3");
+    let embedded = [("PAYABILITY_STORE".to_owned(), store_file.display().to_string())];
+    let child = start_check(&runtime, SEED, &embedded, &scratch);
     let output = child.wait_with_output().unwrap();
     assert!(!output.status.success());
     // One closed-form log line naming the setting, no panic, and no store file.
@@ -226,6 +243,6 @@ fn a_function_configured_with_the_embedded_store_never_starts() {
     assert!(log.contains("start-up failed"), "{log}");
     assert!(log.contains("PAYABILITY_STORE"), "{log}");
     assert!(!stderr.contains("panicked") && !log.contains("panicked"), "{stderr}");
-    assert!(!dir.join("store.sqlite3").exists(), "no embedded store was opened");
+    assert!(!store_file.exists(), "no embedded store was opened");
     assert!(runtime.answers.try_recv().is_err(), "no invocation was answered");
 }

@@ -35,7 +35,9 @@ impl std::fmt::Display for KeyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Self::Unreadable => "the signing key file cannot be read",
-            Self::Malformed => "the signing key file must hold base64 of a 32-byte Ed25519 seed",
+            Self::Malformed => {
+                "the signing key file must hold a 32-byte Ed25519 seed: 64 hex digits or its base64"
+            }
             Self::NoDataDirectory => {
                 return write!(f, "no data directory: set XDG_DATA_HOME, HOME or {KEY_FILE_VAR}");
             }
