@@ -249,7 +249,15 @@ def main() -> int:
     timer.daemon = True
     timer.start()
     t0 = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="x402-selftest-")
+    with tempfile.TemporaryDirectory(prefix="x402-selftest-") as tmp:
+        run_all(tmp)
+    print(f"(took {time.monotonic() - t0:.1f} s)", flush=True)
+    print(f"{len(PASSED)} passed, {len(FAILED)} failed", flush=True)
+    return 0 if not FAILED and PASSED else 1
+
+
+def run_all(tmp: str) -> None:
+    """Runs the checks in `tmp`, recording an exception as a failed check; stops the children."""
     try:
         run_checks(tmp)
     except Exception:  # noqa: BLE001 - report, then fail
@@ -263,9 +271,6 @@ def main() -> int:
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-    print(f"(took {time.monotonic() - t0:.1f} s)", flush=True)
-    print(f"{len(PASSED)} passed, {len(FAILED)} failed", flush=True)
-    return 0 if not FAILED and PASSED else 1
 
 
 def run_checks(tmp: str) -> None:

@@ -1,4 +1,5 @@
-//! Scratch directories: one per call, under the system temp dir, removed on drop.
+//! Scratch directories and files: one per call, under the system temp dir, removed on drop
+//! unless the test is failing (then kept, and named on stderr, for a look at what it held).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -32,6 +33,38 @@ impl ScratchDir {
 
 impl Drop for ScratchDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if std::thread::panicking() {
+            eprintln!("scratch directory kept (the test failed): {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A path `name` in a scratch directory of its own (the file is not created), removed with
+/// the directory on drop. It derefs to its `Path`.
+pub struct ScratchFile {
+    path: PathBuf,
+    _dir: ScratchDir,
+}
+
+impl ScratchFile {
+    /// A fresh directory labelled `label` and the path `name` inside it.
+    pub fn new(label: &str, name: &str) -> Self {
+        let dir = ScratchDir::new(label);
+        Self { path: dir.join(name), _dir: dir }
+    }
+}
+
+impl std::ops::Deref for ScratchFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for ScratchFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
     }
 }

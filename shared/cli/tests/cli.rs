@@ -3,30 +3,27 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
+use payability_tests::scratch::{ScratchDir, ScratchFile};
 use payability_tests::standin::{Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
 const SEED_B64: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="; // 32 bytes of 7
 
-/// A fresh scratch directory for one test.
-fn scratch_dir() -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("payability-cli-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory for one test, removed when it is dropped.
+fn scratch_dir() -> ScratchDir {
+    ScratchDir::new("cli")
 }
 
-fn key_file() -> PathBuf {
-    let path = scratch_dir().join("seed");
-    std::fs::write(&path, SEED_B64).unwrap();
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
-    path
+/// The test key's seed file (owner-only), in a scratch directory of its own.
+fn key_file() -> ScratchFile {
+    let key = ScratchFile::new("cli", "seed");
+    std::fs::write(&key, SEED_B64).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    key
 }
 
 /// One scripted HTTP response: status, optional PAYMENT-REQUIRED value, body.
@@ -487,16 +484,16 @@ fn key_file_errors_name_the_setting_and_the_expected_format() {
     let vectors: [(Option<PathBuf>, &Path, &[&str]); 4] = [
         (
             Some(dir.join("missing")),
-            &dir,
+            dir.path(),
             &["named by PAYABILITY_SIGNING_KEY_FILE cannot be read", FORMAT, "never created"],
         ),
-        (Some(malformed), &dir, &["named by PAYABILITY_SIGNING_KEY_FILE must hold", FORMAT]),
+        (Some(malformed), dir.path(), &["named by PAYABILITY_SIGNING_KEY_FILE must hold", FORMAT]),
         (
             None,
-            &data_unreadable,
+            data_unreadable.path(),
             &["default signing key file", "PAYABILITY_SIGNING_KEY_FILE", FORMAT],
         ),
-        (None, &data_malformed, &["default signing key file", "must hold", FORMAT]),
+        (None, data_malformed.path(), &["default signing key file", "must hold", FORMAT]),
     ];
     for (file, data, wanted) in vectors {
         let mut run = Command::new(env!("CARGO_BIN_EXE_payability"));
@@ -557,7 +554,8 @@ fn verify_accepts_printed_reports_and_rejects_any_changed_byte() {
     let (url, target) = serve(|url| vec![challenge(url, "pvm_abcdef12", no_edit)]);
     let output = payability(&["check", &url], &key);
     target.join();
-    let path = scratch_dir().join("report.json");
+    let dir = scratch_dir();
+    let path = dir.join("report.json");
     std::fs::write(&path, &output.stdout).unwrap();
     let path_arg = path.to_str().unwrap();
 
@@ -636,7 +634,8 @@ fn verify_names_a_key_by_its_bytes_and_refuses_a_key_file_that_lies() {
         let mut envelope = serde_json::to_value(forger.sign(&report)).unwrap();
         envelope["key_id"] = json!(key_id);
         report["signature"] = envelope;
-        let path = scratch_dir().join("forged-report.json");
+        let dir = scratch_dir();
+        let path = dir.join("forged-report.json");
         std::fs::write(&path, report.to_string()).unwrap();
         let mut descriptor = serde_json::to_value(forger.descriptor()).unwrap();
         descriptor["keyId"] = json!(key_id);
@@ -721,7 +720,7 @@ fn a_missing_key_is_generated_once_and_announced_on_stderr() {
     let run = || {
         Command::new(env!("CARGO_BIN_EXE_payability"))
             .arg("criteria")
-            .env("XDG_DATA_HOME", &data)
+            .env("XDG_DATA_HOME", data.path())
             .env_remove("PAYABILITY_SIGNING_KEY_FILE")
             .output()
             .unwrap()
@@ -739,9 +738,10 @@ fn a_missing_key_is_generated_once_and_announced_on_stderr() {
 
 #[test]
 fn demo_checks_the_embedded_seller_populated_and_bound() {
+    let key = key_file();
     let output = Command::new(env!("CARGO_BIN_EXE_payability"))
         .arg("demo")
-        .env("PAYABILITY_SIGNING_KEY_FILE", key_file())
+        .env("PAYABILITY_SIGNING_KEY_FILE", &*key)
         .env_remove("PAYABILITY_ALLOW_PRIVATE_TARGETS")
         .output()
         .unwrap();

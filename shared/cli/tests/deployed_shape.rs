@@ -61,11 +61,11 @@ use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
 use payability_tests::endpoints::{moto_endpoint, moto_sdk};
 use payability_tests::protobuf::as_struct;
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::closed_port;
 use serde_json::{Value, json};
 use support::world::{
-    Fixture, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded, scratch_file,
-    unique_suffix,
+    Fixture, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded, unique_suffix,
 };
 use support::{HOUSE_TOKEN, WALLET};
 
@@ -217,6 +217,8 @@ struct Watch {
     guard_stdin: Option<ChildStdin>,
     base: String,
     log: PathBuf,
+    /// Holds the log; kept when the test fails.
+    _scratch: ScratchDir,
 }
 
 /// Builds each function binary exactly as watch's `cargo run --manifest-path Cargo.toml
@@ -246,7 +248,8 @@ impl Watch {
         let missing = "the deployed-shape test needs cargo-lambda: run scripts/test";
         let cargo_lambda = std::env::var("PAYABILITY_TEST_CARGO_LAMBDA").expect(missing);
         let port = port.to_string();
-        let log = PathBuf::from(scratch_file(&format!("watch-{}.log", unique_suffix())));
+        let scratch = ScratchDir::new("watch");
+        let log = scratch.join("watch.log");
         let file = File::create(&log).unwrap();
         let concurrency = CONCURRENCY.to_string();
         let mut command = Command::new("bash");
@@ -269,7 +272,8 @@ impl Watch {
         command.envs(env.iter().map(|(n, v)| (n, v)));
         let mut guard = command.spawn().expect("bash starts");
         let guard_stdin = guard.stdin.take();
-        let mut watch = Self { guard, guard_stdin, base: format!("http://127.0.0.1:{port}"), log };
+        let base = format!("http://127.0.0.1:{port}");
+        let mut watch = Self { guard, guard_stdin, base, log, _scratch: scratch };
         let deadline = Instant::now() + LISTEN_WITHIN;
         while TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
             if let Ok(Some(status)) = watch.guard.try_wait() {
@@ -437,8 +441,8 @@ fn free_reads(what: &str, run: impl Fn() -> Value) -> Value {
 /// returns the run (exit 0 and `valid <key id>` when it verifies).
 fn third_party_verify(report: &Value, criteria: &Value) -> Ran {
     let (python, dir) = fixtures();
-    let report_path = scratch_file(&format!("deployed-report-{}.json", unique_suffix()));
-    let criteria_path = scratch_file(&format!("deployed-criteria-{}.json", unique_suffix()));
+    let scratch = ScratchDir::new("verify");
+    let (report_path, criteria_path) = (scratch.join("report.json"), scratch.join("criteria.json"));
     std::fs::write(&report_path, report.to_string()).unwrap();
     std::fs::write(&criteria_path, criteria.to_string()).unwrap();
     let mut command = Command::new(python);

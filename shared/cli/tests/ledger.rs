@@ -6,6 +6,7 @@ use std::process::Command;
 use payability_core::grade::CheckState;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::*;
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
@@ -62,7 +63,7 @@ fn backfill(store_path: &std::path::Path, origin: &str) -> Value {
 
 #[tokio::test]
 async fn pending_entries_are_filled_only_once_the_rate_is_established() {
-    let dir = std::env::temp_dir().join(format!("payability-ledger-{}", std::process::id()));
+    let dir = ScratchDir::new("ledger");
     let path = dir.join("store.sqlite3");
     let store = SqliteStore::open(&path).unwrap();
     for digit in ['2', '3'] {
@@ -88,19 +89,17 @@ async fn pending_entries_are_filled_only_once_the_rate_is_established() {
     assert_eq!(store.cad_pending(10).await, Ok(Vec::new()));
     let (origin, _) = valet(friday, 0);
     assert_eq!(backfill(&path, &origin), json!({"examined": 0, "filled": 0, "still_pending": 0}));
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
 fn an_unreachable_rate_source_leaves_entries_pending() {
-    let dir = std::env::temp_dir().join(format!("payability-ledger-down-{}", std::process::id()));
+    let dir = ScratchDir::new("ledger-down");
     let path = dir.join("store.sqlite3");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let store = SqliteStore::open(&path).unwrap();
     runtime.block_on(store.record(&pending_entry('4'))).unwrap();
     let summary = backfill(&path, &format!("http://127.0.0.1:{}", closed_port()));
     assert_eq!(summary, json!({"examined": 1, "filled": 0, "still_pending": 1}));
-    std::fs::remove_dir_all(dir).ok();
 }
 
 /// Runs `payability ledger refund --op <op> <tx>` on the embedded store at `store_path`.
@@ -121,8 +120,7 @@ async fn refunds_counted(store: &SqliteStore) -> u64 {
 
 #[tokio::test]
 async fn a_refund_is_recorded_and_counted_once() {
-    let dir = std::env::temp_dir().join(format!("payability-refund-{}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
+    let dir = ScratchDir::new("refund");
     let path = dir.join("store.sqlite3");
     let store = SqliteStore::open(&path).unwrap();
     let entry = pending_entry('5');
@@ -150,12 +148,11 @@ async fn a_refund_is_recorded_and_counted_once() {
     assert_eq!(memo.status.code(), Some(1));
     assert_eq!(serde_json::from_slice::<Value>(&memo.stdout).unwrap(), not_refundable);
     assert_eq!(refunds_counted(&store).await, 1);
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
 fn a_malformed_transaction_is_refused_before_the_store_is_opened() {
-    let dir = std::env::temp_dir().join(format!("payability-refund-bad-{}", std::process::id()));
+    let dir = ScratchDir::new("refund-bad");
     let path = dir.join("store.sqlite3");
     for tx in ["0OIl".repeat(11), "short".to_owned(), format!("{}/", "5".repeat(60))] {
         let output = refund(&path, "check", &tx);
@@ -165,5 +162,5 @@ fn a_malformed_transaction_is_refused_before_the_store_is_opened() {
         assert_eq!(error["error"]["rule"], "tx_not_base58", "{tx}");
         assert!(!error.to_string().contains(&tx), "the input is not echoed");
     }
-    assert!(!dir.exists(), "no store was created");
+    assert!(!path.exists(), "no store was created");
 }

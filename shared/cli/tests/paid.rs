@@ -25,7 +25,7 @@ use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{Ledger, Payer};
 use serde_json::{Value, json};
 use support::trusted;
-use support::world::{FacilitatorKind, StoreKind, World, scratch_file, third_party_verify};
+use support::world::{FacilitatorKind, StoreKind, World, third_party_verify};
 
 /// The rule of an error body (`error.rule`), or the `error` text of a 402 challenge.
 fn said(answer: &Value) -> String {
@@ -66,7 +66,7 @@ fn assert_verified_report(answer: &Value, keys: &[PublicKeyDescriptor], case: &s
 fn the_official_client_pays_both_ops_and_gets_verified_reports_with_a_ledger_entry() {
     let world = World::start();
     let keys = trusted(&world.server);
-    let saved = scratch_file("check-payment.json");
+    let saved = world.scratch_file("check-payment.json");
     let paid = world.buy("/check", &["--save-payment", &saved]);
     assert_eq!(paid["status"], 200, "{paid}");
     let report = &paid["body"];
@@ -129,7 +129,7 @@ fn the_official_client_pays_both_ops_and_gets_verified_reports_with_a_ledger_ent
 #[test]
 fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
     let world = World::start();
-    let saved = scratch_file("abuse-payment.json");
+    let saved = world.scratch_file("abuse-payment.json");
     let first = world.buy("/check", &["--save-payment", &saved]);
     assert_eq!(first["status"], 200, "{first}");
     let (hits, settled) = (world.target.hits(), world.fixture_calls()["settled"].clone());
@@ -229,7 +229,7 @@ fn abuse_cases_are_closed_form_fetch_nothing_and_charge_nothing() {
 #[test]
 fn concurrent_double_submissions_settle_once_and_count_one_verdict() {
     let world = World::start();
-    let saved = scratch_file("double-payment.json");
+    let saved = world.scratch_file("double-payment.json");
     let built = world.buy("/check", &["--build-only", "--save-payment", &saved]);
     assert!(built["payment_header"].is_object(), "{built}");
     let world = Arc::new(world);
@@ -263,7 +263,7 @@ fn the_service_checks_itself_populated_and_bound() {
         let output = Command::new(env!("CARGO_BIN_EXE_payability"))
             .args([op, &format!("{}/{op}", world.server.base)])
             .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1")
-            .env("PAYABILITY_SIGNING_KEY_FILE", scratch_key())
+            .env("PAYABILITY_SIGNING_KEY_FILE", scratch_key(&world))
             .output()
             .unwrap();
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -271,8 +271,8 @@ fn the_service_checks_itself_populated_and_bound() {
     }
 }
 
-fn scratch_key() -> String {
-    let path = scratch_file("self-check-seed");
+fn scratch_key(world: &World) -> String {
+    let path = world.scratch_file("self-check-seed");
     std::fs::write(&path, "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=").unwrap();
     path
 }
@@ -320,7 +320,7 @@ fn unclear_settlements_resolve(store: StoreKind) {
     let mut saved = Vec::new();
     for (mode, setting) in unclear {
         world.fixture_mode(setting);
-        let file = scratch_file(&format!("unclear-{store:?}-{mode}.json"));
+        let file = world.scratch_file(&format!("unclear-{store:?}-{mode}.json"));
         let answer = world.buy("/check", &["--save-payment", &file]);
         assert_outcome_unknown(&answer, &format!("{store:?} {mode}"));
         // At most the fetch alongside the settlement; its capture was dropped unanswered.
@@ -381,7 +381,7 @@ fn unclear_settlements_resolve(store: StoreKind) {
 fn the_official_facilitator_settles_what_the_official_client_pays_and_refuses_a_wrong_amount() {
     let world = World::with(FacilitatorKind::Official, StoreKind::Embedded);
     let keys = trusted(&world.server);
-    let saved = scratch_file("official-check-payment.json");
+    let saved = world.scratch_file("official-check-payment.json");
     let payments: [(&str, &str, Vec<&str>); 5] = [
         ("v2 check", "/check", vec!["--save-payment", &saved]),
         ("v2 memo", "/memo", vec![]),
@@ -435,7 +435,7 @@ fn answer_lost_then_signed_in(store: StoreKind) {
     let world = World::with(FacilitatorKind::Fixture, store);
     let keys = trusted(&world.server);
     world.fixture_mode(json!({"settle": "slow", "slow_seconds": 3}));
-    let file = scratch_file(&format!("answer-lost-{store:?}.json"));
+    let file = world.scratch_file(&format!("answer-lost-{store:?}.json"));
     let buyer = ["--siwx", "--keypair-seed-hex", LEAVING_BUYER_SEED_HEX];
     let mut leaving = buyer.to_vec();
     leaving.extend(["--save-payment", &file, "--timeout", "1.5"]);

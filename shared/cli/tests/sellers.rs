@@ -20,8 +20,9 @@ mod support;
 use std::process::Command;
 use std::time::Duration;
 
+use payability_tests::scratch::ScratchDir;
 use serde_json::{Value, json};
-use support::world::{Fixture, Ran, fixtures, http_json, run_bounded, scratch_file};
+use support::world::{Fixture, Ran, fixtures, http_json, run_bounded};
 
 /// The sellers' payTo: a made-up wallet (valid base58, 32 bytes), a custody canary.
 const PAY_TO: &str = "Se11erPayToCanary11111111111111111111111111";
@@ -206,7 +207,8 @@ fn pay(url: &str, rpc: &str) -> Value {
 fn grades_as_documented(middleware: Middleware) {
     let rpc = Fixture::start("solana_rpc_stub.py", &[]);
     let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
-    let key = scratch_file(&format!("sellers-{middleware:?}-signing-seed"));
+    let scratch = ScratchDir::new("sellers");
+    let key = scratch.join("signing-seed").to_string_lossy().into_owned();
     std::fs::write(&key, SEED_HEX).unwrap();
     let mut failures = Vec::new();
     let rows: Vec<_> = GRADES.iter().filter(|g| g.0 == middleware).collect();

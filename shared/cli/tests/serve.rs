@@ -11,6 +11,7 @@ use std::sync::Arc;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::signing::{ReportSigner, verify_signed};
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 use support::{HOUSE_TOKEN, Server, trusted};
@@ -201,8 +202,7 @@ fn a_house_check_is_signed_and_nothing_fetched_reaches_the_log() {
 
 #[test]
 fn criteria_publish_the_pinned_key_and_the_retired_keys_with_their_windows() {
-    let dir = std::env::temp_dir().join(format!("payability-keys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ScratchDir::new("keys");
     let seed_file = dir.join("seed");
     std::fs::write(&seed_file, STANDARD.encode([3u8; 32])).unwrap();
     let current = ReportSigner::from_seed(&[3; 32]).descriptor().clone();
@@ -236,7 +236,7 @@ fn criteria_publish_the_pinned_key_and_the_retired_keys_with_their_windows() {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_payability"))
         .args(["serve", "--port", "0"])
         .env_clear()
-        .env("XDG_DATA_HOME", &dir)
+        .env("XDG_DATA_HOME", dir.path())
         .env("PAYABILITY_OPERATOR_WALLET", support::WALLET)
         .env("PAYABILITY_SIGNING_KEY_FILE", &seed_file)
         .env("PAYABILITY_SIGNING_PUBLIC_KEY", &retired.jwk.x)
@@ -281,12 +281,12 @@ fn a_missing_or_bad_setting_stops_the_server_with_one_line_naming_it() {
             "PAYABILITY_PREVIOUS_SIGNING_KEYS is not a JSON array",
         ),
     ];
-    let dir = std::env::temp_dir().join(format!("payability-config-{}", std::process::id()));
+    let dir = ScratchDir::new("config");
     for (env, said) in vectors {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_payability"))
             .args(["serve", "--port", "0"])
             .env_clear()
-            .env("XDG_DATA_HOME", &dir)
+            .env("XDG_DATA_HOME", dir.path())
             .envs(env)
             .output()
             .unwrap();
@@ -422,15 +422,15 @@ fn the_bearer_scheme_is_accepted_in_any_case_and_nothing_else_is() {
 #[test]
 fn a_generated_signing_key_is_0600_in_a_0700_directory() {
     use std::os::unix::fs::PermissionsExt;
-    let server = Server::start(&[]);
-    let data = server.store_path().parent().unwrap().to_owned();
-    server.stop();
+    let data = ScratchDir::new("generated-key");
+    let first = startup_lines(data.path(), &[]);
+    assert!(first.iter().any(|l| l.contains("generated a new signing key")), "{first:?}");
     let mode =
         |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data.join("payability")), 0o700);
     assert_eq!(mode(&data.join("payability/signing-key")), 0o600);
     // Started again, the key is found and nothing is said about it.
-    let lines = startup_lines(&data, &[]);
+    let lines = startup_lines(data.path(), &[]);
     assert!(lines.last().is_some_and(|l| l.starts_with("payability: serving on ")), "{lines:?}");
     assert!(!lines.iter().any(|l| l.contains("signing key")), "{lines:?}");
 }
@@ -438,8 +438,7 @@ fn a_generated_signing_key_is_0600_in_a_0700_directory() {
 #[test]
 fn a_seed_file_others_can_read_is_used_with_one_warning_line_naming_the_setting() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("payability-exposed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ScratchDir::new("exposed");
     let seed_file = dir.join("seed");
     std::fs::write(&seed_file, STANDARD.encode([5u8; 32])).unwrap();
     let env = [("PAYABILITY_SIGNING_KEY_FILE", seed_file.as_os_str())];
@@ -447,7 +446,7 @@ fn a_seed_file_others_can_read_is_used_with_one_warning_line_naming_the_setting(
         [(0o644, true), (0o640, true), (0o604, true), (0o600, false), (0o400, false)]
     {
         std::fs::set_permissions(&seed_file, std::fs::Permissions::from_mode(mode)).unwrap();
-        let lines = startup_lines(&dir, &env);
+        let lines = startup_lines(dir.path(), &env);
         assert!(
             lines.last().is_some_and(|l| l.starts_with("payability: serving on ")),
             "{lines:?}"
@@ -479,8 +478,7 @@ fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
         ("PAYABILITY_FACILITATOR_URL", &facilitator),
         ("PAYABILITY_FEE_PAYER", "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1"),
     ]);
-    let data = std::env::temp_dir().join(format!("payability-own-offer-{}", std::process::id()));
-    std::fs::create_dir_all(&data).unwrap();
+    let data = ScratchDir::new("own-offer");
     let seller = "url=https%3A%2F%2Fseller.example%2Fx";
     // (op, our URL as a buyer submits it, state)
     let vectors = [
@@ -498,7 +496,7 @@ fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
             .args([op, &url])
             .env_clear()
             .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1")
-            .env("XDG_DATA_HOME", &data)
+            .env("XDG_DATA_HOME", data.path())
             .output()
             .unwrap();
         let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
@@ -511,7 +509,6 @@ fn payability_check_of_our_own_offers_grades_populated_and_memo_bound() {
         );
     }
     server.stop();
-    let _ = std::fs::remove_dir_all(&data);
 }
 
 /// Every refusal's log line names its rule, over HTTP and over MCP alike: an MCP tool result

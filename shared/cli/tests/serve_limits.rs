@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use payability_tests::scratch::ScratchDir;
 use serde_json::Value;
 use support::Server;
 
@@ -358,14 +359,12 @@ struct LimitedServer {
     child: Child,
     address: String,
     log: std::sync::Arc<Mutex<Vec<String>>>,
-    _dir: std::path::PathBuf,
+    _dir: ScratchDir,
 }
 
 impl LimitedServer {
     fn start(limit: u64, name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("payability-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = ScratchDir::new(name);
         let mut child = Command::new("bash")
             .args(["-c", &format!("ulimit -n {limit} && exec \"$0\" serve --port 0")])
             .arg(env!("CARGO_BIN_EXE_payability"))
@@ -373,7 +372,7 @@ impl LimitedServer {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("PAYABILITY_OPERATOR_WALLET", support::WALLET)
             .env("PAYABILITY_STORE", dir.join("store.sqlite3"))
-            .env("XDG_DATA_HOME", &dir)
+            .env("XDG_DATA_HOME", dir.path())
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -22,6 +22,7 @@ use payability_runtime::settings::keys::KeyPublication;
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
+use payability_tests::scratch::ScratchDir;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -75,8 +76,7 @@ async fn a_server_the_store_does_not_vouch_for_is_refused() {
 }
 
 fn run_as_child() {
-    let dir = std::env::temp_dir().join(format!("payability-http-clients-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let dir = ScratchDir::new("http-clients");
     let store = dir.join("roots.pem");
     std::fs::write(&store, LOCALHOST_CERT).expect("the one-file store");
     let child = Command::new(std::env::current_exe().expect("this test binary"))
@@ -86,7 +86,7 @@ fn run_as_child() {
         .env_remove("SSL_CERT_DIR")
         .output()
         .expect("the child test runs");
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     let said = format!(
         "{}{}",
         String::from_utf8_lossy(&child.stdout),

@@ -12,6 +12,7 @@ use payability_runtime::fx::{
 };
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::{RateCache, UtcDay};
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::closed_port;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -88,27 +89,17 @@ async fn valet_counting(behaviour: Valet, written: Arc<AtomicUsize>) -> (String,
     (origin, connections)
 }
 
-fn store() -> (SqliteStore, std::path::PathBuf) {
-    let dir = std::env::temp_dir().join(format!(
-        "payability-rates-{}-{}",
-        std::process::id(),
-        rand_u32()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+/// An embedded store in a scratch directory (removed when the directory is dropped).
+fn store() -> (SqliteStore, ScratchDir) {
+    let dir = ScratchDir::new("rates");
     (SqliteStore::open(&dir.join("store.sqlite3")).unwrap(), dir)
-}
-
-fn rand_u32() -> u32 {
-    let mut bytes = [0u8; 4];
-    getrandom::fill(&mut bytes).unwrap();
-    u32::from_le_bytes(bytes)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_source_is_asked_once_and_holds_only_the_caller_that_asked() {
     let (origin, connections) = valet(Valet::Silent).await;
     let lookups = RateLookups::new(BankOfCanadaValet::new(&origin).unwrap());
-    let (store, dir) = store();
+    let (store, _dir) = store();
     let store = Arc::new(store);
     let day = UtcDay::parse("2026-11-27").unwrap();
     // The first caller starts the lookup and gives up after 50 ms, as a request does.
@@ -121,14 +112,13 @@ async fn a_silent_source_is_asked_once_and_holds_only_the_caller_that_asked() {
         assert!(started.elapsed() < Duration::from_millis(40), "a caller waited");
     }
     assert_eq!(connections.load(Ordering::SeqCst), 1, "one lookup in flight per date");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_lookup_is_remembered_and_a_found_rate_is_kept_and_cached() {
     let closed = format!("http://127.0.0.1:{}", closed_port());
     let refused = RateLookups::new(BankOfCanadaValet::new(&closed).unwrap());
-    let (store, dir) = store();
+    let (store, _dir) = store();
     let day = UtcDay::parse("2026-11-27").unwrap();
     assert_eq!(refused.rate(&day, &store).await, None, "refused: pending");
     let started = Instant::now();
@@ -146,7 +136,6 @@ async fn a_refused_lookup_is_remembered_and_a_found_rate_is_kept_and_cached() {
     }
     assert_eq!(connections.load(Ordering::SeqCst), 1, "asked once");
     assert_eq!(store.get(&day).await, Ok(Some(rate)), "and cached in the store");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

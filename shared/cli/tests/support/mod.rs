@@ -8,9 +8,11 @@ pub mod world;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use payability_core::signing::PublicKeyDescriptor;
+use payability_tests::scratch::ScratchDir;
 use serde_json::Value;
 
 /// The operator wallet every test server is paid to.
@@ -23,18 +25,15 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    dir: std::path::PathBuf,
+    /// Reads the server's stderr after its address line, to its end (the server's exit).
+    log_reader: Option<JoinHandle<Vec<u8>>>,
+    dir: ScratchDir,
 }
 
 impl Server {
     /// Starts a server on a free port with the test defaults plus `extra_env`.
     pub fn start(extra_env: &[(&str, &str)]) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "payability-serve-{}-{}",
-            std::process::id(),
-            rand_suffix()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = ScratchDir::new("serve");
         let mut command = Command::new(env!("CARGO_BIN_EXE_payability"));
         command
             .args(["serve", "--port", "0"])
@@ -42,7 +41,7 @@ impl Server {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("PAYABILITY_OPERATOR_WALLET", WALLET)
             .env("PAYABILITY_STORE", dir.join("store.sqlite3"))
-            .env("XDG_DATA_HOME", &dir)
+            .env("XDG_DATA_HOME", dir.path())
             .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1")
             .env("PAYABILITY_HOUSE_TOKEN", HOUSE_TOKEN)
             .stderr(Stdio::piped());
@@ -60,13 +59,13 @@ impl Server {
                 break;
             }
         }
-        let log_path = dir.join("stderr.log");
-        std::thread::spawn(move || {
+        let log_reader = std::thread::spawn(move || {
             let mut rest = Vec::new();
             let _ = stderr.read_to_end(&mut rest);
-            let _ = std::fs::write(log_path, rest);
+            rest
         });
-        Self { child, base: base.expect("the server announced its address"), dir }
+        let base = base.expect("the server announced its address");
+        Self { child, base, log_reader: Some(log_reader), dir }
     }
 
     /// One HTTP/1.1 request; returns (status, headers lower-cased, body).
@@ -121,16 +120,16 @@ impl Server {
 
     /// Stops the server and returns everything it logged.
     pub fn stop(mut self) -> String {
-        self.kill();
-        std::thread::sleep(Duration::from_millis(100));
-        std::fs::read_to_string(self.dir.join("stderr.log")).unwrap_or_default()
+        String::from_utf8_lossy(&self.kill()).into_owned()
     }
 }
 
 impl Server {
-    fn kill(&mut self) {
+    /// Kills the server and returns what it logged (once; empty after).
+    fn kill(&mut self) -> Vec<u8> {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        self.log_reader.take().and_then(|reader| reader.join().ok()).unwrap_or_default()
     }
 }
 
@@ -138,11 +137,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-fn rand_suffix() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
-        % 1_000_000_007
 }
 
 /// The keys the server's criteria document publishes.

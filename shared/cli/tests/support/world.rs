@@ -17,6 +17,7 @@ use payability_runtime::store::dynamodb::{
     DynamoStore, TABLE_VARIABLES, TableNames, create_tables,
 };
 use payability_tests::endpoints::{LOCAL_REGION, local_sdk_config, moto_endpoint};
+use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
 
@@ -272,8 +273,8 @@ pub fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
 pub fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
     let (python, dir) = fixtures();
     let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
-    let report_path = scratch_file(&format!("third-party-report-{}.json", unique_suffix()));
-    let criteria_path = scratch_file(&format!("third-party-criteria-{}.json", unique_suffix()));
+    let scratch = ScratchDir::new("verify");
+    let (report_path, criteria_path) = (scratch.join("report.json"), scratch.join("criteria.json"));
     std::fs::write(&report_path, report.to_string()).unwrap();
     std::fs::write(&criteria_path, criteria.to_string()).unwrap();
     let output = Command::new(python)
@@ -297,6 +298,8 @@ pub struct World {
     pub facilitator: Fixture,
     pub server: Server,
     pub target: Target,
+    /// The test's files (saved payments, keys), removed with the world.
+    scratch: ScratchDir,
 }
 
 impl World {
@@ -341,7 +344,12 @@ impl World {
         env.extend(store_env.iter().map(|(name, value)| (name.as_str(), value.as_str())));
         env.extend_from_slice(extra_env);
         let server = Server::start(&env);
-        Self { rpc, facilitator, server, target }
+        Self { rpc, facilitator, server, target, scratch: ScratchDir::new("e2e") }
+    }
+
+    /// The path of a file `name` in this world's scratch directory, as a command argument.
+    pub fn scratch_file(&self, name: &str) -> String {
+        self.scratch.join(name).to_string_lossy().into_owned()
     }
 
     /// Runs buyer.py against a route of ours; returns its JSON line.
@@ -388,8 +396,8 @@ impl World {
             .expect("the receipt check needs the discovery modules: run scripts/test");
         let (status, did) = self.server.json("GET", "/.well-known/did.json", &[], &Value::Null);
         assert_eq!(status, 200, "{did}");
-        let settlement_path = scratch_file(&format!("receipt-settlement-{}.json", unique_suffix()));
-        let did_path = scratch_file(&format!("receipt-did-{}.json", unique_suffix()));
+        let settlement_path = self.scratch_file(&format!("receipt-{}.json", unique_suffix()));
+        let did_path = self.scratch_file(&format!("did-{}.json", unique_suffix()));
         std::fs::write(&settlement_path, settlement.to_string()).unwrap();
         std::fs::write(&did_path, did.to_string()).unwrap();
         let output = Command::new("node")
@@ -486,12 +494,6 @@ pub fn http_json(method: &str, url: &str, body: Option<Value>) -> Value {
     stream.read_to_string(&mut raw).unwrap();
     let (_, body) = raw.split_once("\r\n\r\n").unwrap_or_default();
     serde_json::from_str(body).unwrap_or(Value::Null)
-}
-
-pub fn scratch_file(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("payability-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).to_string_lossy().into_owned()
 }
 
 /// What a bounded child run gave: its exit status (`None`: killed at the limit) and output.
