@@ -9,7 +9,7 @@ use payability_runtime::settings::{self, TABLE, WhenUnset};
 
 /// The lines around the generated block.
 const BEGIN: &str = "<!-- settings table: generated from shared/runtime/src/settings; \
-                     `cargo test -p payability-tests --test settings_table` prints it -->";
+                     `cargo test -p payability-tests --test integration settings_table::` prints it -->";
 const END: &str = "<!-- end of the settings table -->";
 
 /// The page that holds the table.

@@ -10,7 +10,7 @@
 //!
 //! Needs `scripts/test` (it installs the SDKs and the discovery modules).
 
-mod support;
+use crate::support;
 
 use payability_core::signing::verify_signed;
 use serde_json::{Value, json};

@@ -14,7 +14,7 @@
 //! PAYABILITY_TEST_AGENTS_MODULES (the npm client), PAYABILITY_TEST_DISCOVERY_MODULES and
 //! PAYABILITY_TEST_X402CONF_VENV (the discovery auditors).
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use std::time::Duration;

@@ -43,7 +43,7 @@
 //! PAYABILITY_TEST_CARGO_LAMBDA, PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR and
 //! PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
 
-mod support;
+use crate::support;
 
 use std::fs::File;
 use std::io::{Read, Write};

@@ -10,7 +10,7 @@
 //!
 //! Needs `scripts/test` (the x402 Python SDK, the npm client and the fixtures).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -11,7 +11,7 @@
 //!
 //! Needs `scripts/test` (it installs the SDK with its `mcp` extra and the discovery modules).
 
-mod support;
+use crate::support;
 
 use payability_core::signing::verify_signed;
 use serde_json::{Value, json};

@@ -12,7 +12,7 @@
 //!
 //! Needs `scripts/test` (it installs Chromium from Debian and the test's npm packages).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

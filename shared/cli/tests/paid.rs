@@ -11,7 +11,7 @@
 //! and exports PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR,
 //! PAYABILITY_TEST_OFFICIAL_FACILITATOR_MODULES and PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use std::sync::Arc;

@@ -15,7 +15,7 @@
 //! and the SDK's web extras into the x402 virtualenv, and exports
 //! PAYABILITY_TEST_SELLERS_MODULES, PAYABILITY_TEST_X402_PYTHON and PAYABILITY_TEST_E2E_DIR.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use std::time::Duration;

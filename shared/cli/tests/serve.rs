@@ -3,7 +3,7 @@
 //! logs that never carry a submitted URL or anything fetched, and `payability check` and `memo`
 //! of our own offers (every GET names its own URL: POPULATED and BOUND).
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 //!
 //! The bounds are restated here from `shared/cli/src/serve.rs` (the binary exports none).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;

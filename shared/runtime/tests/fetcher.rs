@@ -5,7 +5,7 @@
 //! Every server binds 127.0.0.1 (or ::1) and is scripted byte for byte; no test sends
 //! traffic anywhere else.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@
 //! sends traffic anywhere but loopback.
 
 #[allow(dead_code, reason = "the fetcher tests use the rest of the scripted server")]
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

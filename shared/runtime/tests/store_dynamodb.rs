@@ -2,7 +2,7 @@
 //! `scripts/test` starts on loopback (dynalite and moto_server), and the time bound on an
 //! endpoint that is down or never answers.
 
-mod store_contract;
+use crate::store_contract;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -300,7 +300,7 @@ fn tx_of(n: u32) -> Base58Id {
 }
 
 /// Per-operation latency on loopback, median and 90th percentile of 300 sequential calls
-/// each: `scripts/test -p payability-runtime --test store_dynamodb -- --ignored --nocapture`.
+/// each: `scripts/test -p payability-runtime --test integration store_dynamodb:: -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a check"]
 async fn latency_per_operation() {
@@ -480,7 +480,7 @@ async fn metrics_writes_spread_over_shards_and_reads_sum_them() {
 }
 
 /// The time of the widest metrics read (366 days, every shard of every day written) on
-/// loopback: `scripts/test -p payability-runtime --test store_dynamodb -- --ignored
+/// loopback: `scripts/test -p payability-runtime --test integration store_dynamodb:: -- --ignored
 /// --nocapture metrics_read`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a check"]

@@ -3,7 +3,7 @@
 //! its version, functions opening a new file together, real processes sharing one file, the
 //! busy timeout, corrupt rows, and per-operation latency (ignored; run by hand).
 
-mod store_contract;
+use crate::store_contract;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};

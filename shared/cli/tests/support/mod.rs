@@ -1,8 +1,6 @@
 //! Test support: a running `payability serve` and plain HTTP/1.1 requests to it; `world`: the
 //! loopback x402 world of the end-to-end tests (fixtures, serve, a seller, bounded child runs).
 
-#![allow(dead_code)] // each test binary uses part of it
-
 pub mod world;
 
 use std::io::{BufRead, BufReader, Read, Write};

@@ -10,8 +10,8 @@ use payability_core::policy::{AddressRule, vet_target_url};
 use payability_runtime::rules::Refusal;
 use serde_json::{Value, json};
 
-use crate::schema::{assert_valid, errors};
-use crate::world::{Answer, PUBLIC_BASE_URL, World};
+use crate::discovery::schema::{assert_valid, errors};
+use crate::paid_flow::world::{Answer, PUBLIC_BASE_URL, World};
 
 /// x402-conformance P6 warns above this many bytes of `PAYMENT-REQUIRED`.
 const HEADER_WARN_BYTES: usize = 8 * 1024;

@@ -11,8 +11,8 @@ use payability_runtime::routes::Route;
 use payability_runtime::rules::{ApiError, Refusal};
 use serde_json::{Value, json};
 
-use crate::requests::Seller;
-use crate::world::World;
+use crate::discovery::requests::Seller;
+use crate::paid_flow::world::World;
 
 const SEED: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),

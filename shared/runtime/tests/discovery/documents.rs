@@ -10,7 +10,7 @@ use payability_runtime::routes::Route;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::world::{Answer, PUBLIC_BASE_URL, World};
+use crate::paid_flow::world::{Answer, PUBLIC_BASE_URL, World};
 
 #[tokio::test]
 async fn well_known_x402_lists_the_paid_routes_and_each_answers_an_unpaid_request_with_402() {
@@ -165,7 +165,7 @@ async fn every_free_json_answer_matches_the_schema_openapi_gives_it() {
         let answer = world.browse(route.path()).await;
         match ok.get("application/json") {
             Some(json_content) => {
-                crate::schema::assert_valid(
+                crate::discovery::schema::assert_valid(
                     &document,
                     &json_content["schema"],
                     &answer.body,

@@ -6,7 +6,7 @@ use payability_runtime::routes::Route;
 use payability_runtime::rules::{ApiError, Refusal};
 use serde_json::{Value, json};
 
-use crate::world::World;
+use crate::paid_flow::world::World;
 
 const HTTP_METHODS: [&str; 8] =
     ["get", "post", "put", "delete", "patch", "head", "options", "trace"];
@@ -124,7 +124,7 @@ async fn every_operation_declares_its_auth_its_price_and_its_input() {
     refs(&document, &mut found);
     assert!(!found.is_empty());
     for reference in found {
-        crate::schema::resolve(&document, &reference);
+        crate::discovery::schema::resolve(&document, &reference);
     }
 }
 

@@ -17,10 +17,10 @@ use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::ReportSigner;
 use serde_json::{Value, json};
 
-use crate::requests::{FEE_PAYER, Seller};
-use crate::schema::{assert_valid, declared};
-use crate::sign_in;
-use crate::world::World;
+use crate::discovery::requests::{FEE_PAYER, Seller};
+use crate::discovery::schema::{assert_valid, declared};
+use crate::paid_flow::sign_in;
+use crate::paid_flow::world::World;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json");
 
@@ -74,7 +74,7 @@ fn key_paths(value: &Value, at: &str, seen: &mut BTreeSet<String>) {
 /// Every key path a schema declares (through `$ref`, into `items`), for `properties` only.
 fn schema_paths(root: &Value, schema: &Value, at: &str, found: &mut BTreeSet<String>) {
     let schema = match schema.get("$ref").and_then(Value::as_str) {
-        Some(reference) => crate::schema::resolve(root, reference),
+        Some(reference) => crate::discovery::schema::resolve(root, reference),
         None => schema,
     };
     if let Some(items) = schema.get("items") {

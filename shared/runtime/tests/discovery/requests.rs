@@ -11,8 +11,8 @@ use payability_runtime::api::ApiRequest;
 use payability_tests::standin::{Recorded, Reply, StandIn};
 use serde_json::Value;
 
-use crate::sign_in;
-use crate::world::{Answer, HOUSE_TOKEN, OPERATOR_WALLET, World, with_proof};
+use crate::paid_flow::sign_in;
+use crate::paid_flow::world::{Answer, HOUSE_TOKEN, OPERATOR_WALLET, World, with_proof};
 
 /// The fee payer the seller's challenge names.
 pub const FEE_PAYER: &str = "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1";

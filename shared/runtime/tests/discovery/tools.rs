@@ -14,7 +14,7 @@ use base64::engine::general_purpose::STANDARD;
 use http::Method;
 use serde_json::{Value, json};
 
-use crate::world::World;
+use crate::paid_flow::world::World;
 
 /// Reads `[{label, method, header, body}]` on stdin and prints one result per 402.
 const SCRIPT: &str = r#"

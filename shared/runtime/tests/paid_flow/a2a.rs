@@ -11,8 +11,8 @@ use payability_core::payment::x402::MAX_PAYMENT_PAYLOAD_BYTES;
 use payability_runtime::api::ApiRequest;
 use serde_json::{Value, json};
 
-use crate::expect;
-use crate::world::{A2A, PUBLIC_BASE_URL, Transport, World, X402_A2A_EXTENSION};
+use crate::paid_flow::expect;
+use crate::paid_flow::world::{A2A, PUBLIC_BASE_URL, Transport, World, X402_A2A_EXTENSION};
 
 /// The x402 extension's URI as x402's own A2A transport text names it.
 const X402_A2A_EXTENSION_V01: &str = "https://github.com/google-a2a/a2a-x402/v0.1";
@@ -280,7 +280,7 @@ async fn both_wire_shapes_pay_a_task_continued_by_its_id() {
         assert!(metadata.get("x402.payment.error").is_none(), "nothing was refused: {answer}");
 
         let header = base64_of(required);
-        let payment = crate::payment::Payment::v2(&header);
+        let payment = crate::paid_flow::payment::Payment::v2(&header);
         let mut paying = json!({"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"], "contextId": "ctx-buyer",
                                "parts": [{"text": "Here is the payment."}],
                                "metadata": {"x402.payment.status": "payment-submitted", "x402.payment.payload": payment.payload()}});

@@ -6,10 +6,10 @@ use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2};
 use serde_json::Value;
 
-use crate::chain::VerifyMode;
-use crate::expect;
-use crate::payment::{BUYER, FEE_PAYER, Payment};
-use crate::world::{CHECK, MEMO, OPERATOR_WALLET, World};
+use crate::paid_flow::chain::VerifyMode;
+use crate::paid_flow::expect;
+use crate::paid_flow::payment::{BUYER, FEE_PAYER, Payment};
+use crate::paid_flow::world::{CHECK, MEMO, OPERATOR_WALLET, World};
 
 #[tokio::test]
 async fn an_unpaid_request_gets_our_challenge_and_touches_nothing() {

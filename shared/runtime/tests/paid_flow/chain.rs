@@ -15,8 +15,8 @@ use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2};
 use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::{Value, json};
 
-use crate::gate::{Gate, HOLD_LIMIT};
-use crate::payment::{BUYER, FEE_PAYER, LENIENT_BASE64, landed_signature, parse_wire};
+use crate::paid_flow::gate::{Gate, HOLD_LIMIT};
+use crate::paid_flow::payment::{BUYER, FEE_PAYER, LENIENT_BASE64, landed_signature, parse_wire};
 
 /// Solana devnet's CAIP-2 id: a network that is not ours.
 pub const DEVNET: &str = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";

@@ -6,7 +6,7 @@ use http::{HeaderValue, Method};
 use payability_runtime::api::ApiRequest;
 use serde_json::{Value, json};
 
-use crate::world::{Answer, CHECK, HOUSE_TOKEN, World};
+use crate::paid_flow::world::{Answer, CHECK, HOUSE_TOKEN, World};
 
 /// A request on the world's service from 127.0.0.1.
 fn request(world: &World, method: Method, path: &str, body: Option<Value>) -> ApiRequest {

@@ -16,10 +16,10 @@ use payability_runtime::store::{
 use payability_tests::endpoints::moto_sdk;
 use sha2::{Digest, Sha256};
 
-use crate::expect;
-use crate::payment::{BUYER, Payment};
-use crate::sign_in;
-use crate::world::{Answer, MEMO, StandIns, config, paid_request, with_proof};
+use crate::paid_flow::expect;
+use crate::paid_flow::payment::{BUYER, Payment};
+use crate::paid_flow::sign_in;
+use crate::paid_flow::world::{Answer, MEMO, StandIns, config, paid_request, with_proof};
 
 /// A fresh set of tables on moto.
 pub async fn fresh_store() -> DynamoStore {

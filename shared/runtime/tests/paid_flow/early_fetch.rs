@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::chain::SettleMode;
-use crate::expect;
-use crate::world::{Answer, CHECK, World};
+use crate::paid_flow::chain::SettleMode;
+use crate::paid_flow::expect;
+use crate::paid_flow::world::{Answer, CHECK, World};
 
 #[tokio::test]
 async fn the_target_is_fetched_while_settle_runs_and_answered_once_settled() {

@@ -6,8 +6,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use payability_runtime::store::MAX_RESUMES;
 use serde_json::Value;
 
-use crate::payment::{BUYER, Payment};
-use crate::world::{Answer, World};
+use crate::paid_flow::payment::{BUYER, Payment};
+use crate::paid_flow::world::{Answer, World};
 
 /// The answers, one per line, for assertion messages.
 pub fn list(answers: &[Answer]) -> String {

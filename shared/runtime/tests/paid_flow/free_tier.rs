@@ -11,9 +11,9 @@ use http::Method;
 use payability_runtime::store::{FREE_PER_SOURCE_PER_DAY, FREE_SOURCE_MIN_INTERVAL_MS};
 use serde_json::{Value, json};
 
-use crate::expect;
-use crate::sign_in::{self, address};
-use crate::world::{Answer, MCP, World, mcp_answer, mcp_request, with_proof};
+use crate::paid_flow::expect;
+use crate::paid_flow::sign_in::{self, address};
+use crate::paid_flow::world::{Answer, MCP, World, mcp_answer, mcp_request, with_proof};
 
 /// A pre-check of the target from `source` with `body` besides the URL.
 async fn precheck(

@@ -9,9 +9,9 @@ use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::SigningKey;
 use serde_json::Value;
 
-use crate::expect;
-use crate::sign_in::{self, proof, proof_with};
-use crate::world::{Answer, CHECK, Transport, World, with_proof};
+use crate::paid_flow::expect;
+use crate::paid_flow::sign_in::{self, proof, proof_with};
+use crate::paid_flow::world::{Answer, CHECK, Transport, World, with_proof};
 
 /// How a hostile proof is made from a fresh challenge (its `PAYMENT-REQUIRED` value) and the
 /// payer's key.

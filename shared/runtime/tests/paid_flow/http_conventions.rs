@@ -9,7 +9,7 @@ use http::{HeaderValue, Method};
 use payability_runtime::api::ApiRequest;
 use serde_json::Value;
 
-use crate::world::{CHECK, World};
+use crate::paid_flow::world::{CHECK, World};
 
 /// A request with a method, a path, an optional query and body, and an optional payment.
 fn request(
@@ -18,7 +18,7 @@ fn request(
     path: &str,
     query: Option<String>,
     body: &[u8],
-    payment: Option<&crate::payment::Payment>,
+    payment: Option<&crate::paid_flow::payment::Payment>,
 ) -> ApiRequest {
     let mut request = world.request(path, payment);
     request.method = method;
@@ -28,7 +28,7 @@ fn request(
 }
 
 /// The `error` of both legs of a 402: the v1 body's and the v2 header's.
-fn both_errors(answer: &crate::world::Answer) -> (String, String) {
+fn both_errors(answer: &crate::paid_flow::world::Answer) -> (String, String) {
     let header = answer.headers.get("payment-required").expect("a PAYMENT-REQUIRED header");
     let decoded: Value =
         serde_json::from_slice(&STANDARD.decode(header.as_bytes()).unwrap()).unwrap();
@@ -79,7 +79,7 @@ async fn a_probe_without_a_url_gets_the_402_and_a_paid_request_without_one_is_re
 async fn a_refused_payment_says_why_in_both_legs() {
     let world = World::start().await;
     let payment = world.fresh_payment().await;
-    world.facilitator.set_verify_mode(crate::chain::VerifyMode::Refuse);
+    world.facilitator.set_verify_mode(crate::paid_flow::chain::VerifyMode::Refuse);
     let answer = world.post_check(&payment).await;
     assert_eq!(answer.status, 402, "{answer}");
     let (v1, v2) = both_errors(&answer);

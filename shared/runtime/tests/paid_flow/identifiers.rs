@@ -11,12 +11,12 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::chain::SettleMode;
-use crate::expect;
-use crate::pausing_store::Point;
-use crate::payment::Payment;
-use crate::sign_in;
-use crate::world::{Answer, CHECK, Interrupted, MEMO, Transport, World};
+use crate::paid_flow::chain::SettleMode;
+use crate::paid_flow::expect;
+use crate::paid_flow::pausing_store::Point;
+use crate::paid_flow::payment::Payment;
+use crate::paid_flow::sign_in;
+use crate::paid_flow::world::{Answer, CHECK, Interrupted, MEMO, Transport, World};
 
 /// The id every purchase of these tests is made with.
 const ID: &str = "pay_7d5d747be160e280504c099d984bcfe0";

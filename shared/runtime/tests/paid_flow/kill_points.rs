@@ -7,11 +7,11 @@
 
 use std::time::Duration;
 
-use crate::chain::SettleMode;
-use crate::expect;
-use crate::pausing_store::Point;
-use crate::sign_in;
-use crate::world::{CHECK, Interrupted, Transport, World, with_proof};
+use crate::paid_flow::chain::SettleMode;
+use crate::paid_flow::expect;
+use crate::paid_flow::pausing_store::Point;
+use crate::paid_flow::sign_in;
+use crate::paid_flow::world::{CHECK, Interrupted, Transport, World, with_proof};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);

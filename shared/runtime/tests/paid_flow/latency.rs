@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::chain::SettleMode;
-use crate::world::World;
+use crate::paid_flow::chain::SettleMode;
+use crate::paid_flow::world::World;
 
 /// Paid checks measured.
 const RUNS: usize = 15;

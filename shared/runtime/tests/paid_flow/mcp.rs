@@ -9,8 +9,8 @@ use payability_core::payment::x402::MAX_PAYMENT_PAYLOAD_BYTES;
 use payability_runtime::api::ApiRequest;
 use serde_json::{Value, json};
 
-use crate::expect;
-use crate::world::{MCP, Transport, World};
+use crate::paid_flow::expect;
+use crate::paid_flow::world::{MCP, Transport, World};
 
 /// A `POST /mcp` of `body` from loopback.
 fn mcp_post(body: &[u8]) -> ApiRequest {
@@ -194,7 +194,10 @@ async fn an_unpaid_call_gets_the_v2_challenge_and_a_paid_one_the_verdict() {
     assert_eq!(result["isError"], true, "{unpaid}");
     let challenge = &result["structuredContent"];
     assert_eq!(challenge["x402Version"], 2, "{unpaid}");
-    assert_eq!(challenge["resource"]["url"], format!("{}/mcp", crate::world::PUBLIC_BASE_URL));
+    assert_eq!(
+        challenge["resource"]["url"],
+        format!("{}/mcp", crate::paid_flow::world::PUBLIC_BASE_URL)
+    );
     let input = &challenge["extensions"]["bazaar"]["info"]["input"];
     assert_eq!((input["type"].clone(), input["tool"].clone()), (json!("mcp"), json!("check")));
     let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
@@ -260,7 +263,7 @@ async fn a_foreign_browser_origin_is_refused() {
     // the Origin header => served
     let vectors = [
         (None, true),
-        (Some(crate::world::PUBLIC_BASE_URL), true),
+        (Some(crate::paid_flow::world::PUBLIC_BASE_URL), true),
         (Some("HTTP://127.0.0.1:1"), true),
         (Some("https://abc123.execute-api.us-east-1.amazonaws.com"), true),
         (Some("https://evil.example"), false),

@@ -9,8 +9,8 @@ use http::Method;
 use payability_core::signing::PublicKeyDescriptor;
 use serde_json::{Value, json};
 
-use crate::expect;
-use crate::world::{PUBLIC_BASE_URL, Transport, World};
+use crate::paid_flow::expect;
+use crate::paid_flow::world::{PUBLIC_BASE_URL, Transport, World};
 
 /// The service's DID document.
 async fn did_document(world: &World) -> Value {

@@ -8,12 +8,12 @@
 
 use std::time::Duration;
 
-use crate::chain::SettleMode;
-use crate::expect;
-use crate::pausing_store::Point;
-use crate::payment::Payment;
-use crate::sign_in;
-use crate::world::{CHECK, Interrupted, MEMO, Transport, World, with_proof};
+use crate::paid_flow::chain::SettleMode;
+use crate::paid_flow::expect;
+use crate::paid_flow::pausing_store::Point;
+use crate::paid_flow::payment::Payment;
+use crate::paid_flow::sign_in;
+use crate::paid_flow::world::{CHECK, Interrupted, MEMO, Transport, World, with_proof};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);
@@ -135,7 +135,7 @@ async fn a_duplicate_while_the_first_request_settles_is_in_flight() {
         .await
         .expect("the first request answers once released")
         .expect("the first request ran");
-    let first = crate::world::Answer::from(first.into_http());
+    let first = crate::paid_flow::world::Answer::from(first.into_http());
     assert!(first.is_verdict(), "{first}");
     expect::paid_once(&world, &payment, &[first, duplicate]);
 }
@@ -196,9 +196,9 @@ async fn duplicate_racing_the_first(transport: Transport, signed: bool) {
         .expect("the duplicate answers once released")
         .expect("the duplicate ran");
     let raced = match transport {
-        Transport::Http => crate::world::Answer::from(raced.into_http()),
-        Transport::Mcp => crate::world::mcp_answer(raced.into_http()),
-        Transport::A2a => crate::world::a2a_answer(raced.into_http()),
+        Transport::Http => crate::paid_flow::world::Answer::from(raced.into_http()),
+        Transport::Mcp => crate::paid_flow::world::mcp_answer(raced.into_http()),
+        Transport::A2a => crate::paid_flow::world::a2a_answer(raced.into_http()),
     };
     assert_eq!(world.facilitator.verify_calls(), 2, "{case}: the duplicate's /verify was refused");
     match signed {

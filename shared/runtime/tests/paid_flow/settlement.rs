@@ -12,11 +12,11 @@ use payability_runtime::payment::facilitator::SETTLE_TIMEOUT;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::chain::SettleMode;
-use crate::expect;
-use crate::pausing_store::{StoreFault, StoreFaults};
-use crate::payment::Payment;
-use crate::world::{Answer, Transport, World};
+use crate::paid_flow::chain::SettleMode;
+use crate::paid_flow::expect;
+use crate::paid_flow::pausing_store::{StoreFault, StoreFaults};
+use crate::paid_flow::payment::Payment;
+use crate::paid_flow::world::{Answer, Transport, World};
 
 /// One step past the in-flight window.
 const PAST_IN_FLIGHT: Duration = Duration::from_secs(31);

@@ -8,7 +8,7 @@ use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::{Signer, SigningKey};
 use serde_json::Value;
 
-/// The buyer's wallet seed: its public key is [`crate::payment::BUYER`], the payer the
+/// The buyer's wallet seed: its public key is [`crate::paid_flow::payment::BUYER`], the payer the
 /// facilitator stand-in names.
 const BUYER_SEED: [u8; 32] = [0x42; 32];
 
@@ -87,5 +87,5 @@ fn message(proof: &Value) -> String {
 
 #[test]
 fn the_buyer_is_the_payer_the_facilitator_names() {
-    assert_eq!(address(&buyer()), crate::payment::BUYER);
+    assert_eq!(address(&buyer()), crate::paid_flow::payment::BUYER);
 }

@@ -14,8 +14,8 @@ use payability_runtime::fetch::FETCH_DEADLINE;
 use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::json;
 
-use crate::gate::Gate;
-use crate::payment::FEE_PAYER;
+use crate::paid_flow::gate::Gate;
+use crate::paid_flow::payment::FEE_PAYER;
 
 /// The seller's wallet.
 const SELLER: &str = "AAAGuCgkmxYDTiBvzx1QT5XEjqXPRtQaiEXQo4gatD2o";

@@ -6,8 +6,8 @@ use http::Method;
 use payability_runtime::telemetry::emf;
 use serde_json::Value;
 
-use crate::chain::VerifyMode;
-use crate::world::{Answer, CHECK, World};
+use crate::paid_flow::chain::VerifyMode;
+use crate::paid_flow::world::{Answer, CHECK, World};
 
 /// The one EMF object of the request just answered.
 fn last_line() -> Value {

@@ -29,12 +29,12 @@ use payability_tests::standin::closed_port;
 use rusqlite::types::Value as SqlValue;
 use serde_json::{Value, json};
 
-use crate::chain::{Chain, Facilitator, Rpc};
-use crate::clock::TestClock;
-use crate::pausing_store::{PauseControl, PausingStore, Point};
-use crate::payment::Payment;
-use crate::sign_in;
-use crate::target::Target;
+use crate::paid_flow::chain::{Chain, Facilitator, Rpc};
+use crate::paid_flow::clock::TestClock;
+use crate::paid_flow::pausing_store::{PauseControl, PausingStore, Point};
+use crate::paid_flow::payment::Payment;
+use crate::paid_flow::sign_in;
+use crate::paid_flow::target::Target;
 
 /// The operator wallet that is paid.
 pub const OPERATOR_WALLET: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";

@@ -1,8 +1,6 @@
 //! The store contract: one suite every backend passes. A backend test file provides a
 //! [`Fixture`] and calls [`run_all`].
 
-#![allow(dead_code)] // each backend's test binary uses the whole suite through run_all
-
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;

@@ -14,9 +14,9 @@ use payability_runtime::rules::ApiError;
 
 use super::dice::Dice;
 use super::rig::{Rig, Route};
-use crate::payment::Payment;
-use crate::target::Behaviour;
-use crate::world::{Answer, CHECK, MEMO};
+use crate::paid_flow::payment::Payment;
+use crate::paid_flow::target::Behaviour;
+use crate::paid_flow::world::{Answer, CHECK, MEMO};
 
 /// Attempts one purchase makes during the run before it waits for the collection rounds.
 const ATTEMPTS: usize = 4;

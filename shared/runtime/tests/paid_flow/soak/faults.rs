@@ -15,8 +15,8 @@ use std::time::Duration;
 use payability_runtime::payment::facilitator::{REQUEST_TIMEOUT, SETTLE_TIMEOUT};
 
 use super::dice::Dice;
-use crate::chain::{Faults, RpcMode, SettleMode, VerifyMode};
-use crate::pausing_store::{StoreFault, StoreFaults};
+use crate::paid_flow::chain::{Faults, RpcMode, SettleMode, VerifyMode};
+use crate::paid_flow::pausing_store::{StoreFault, StoreFaults};
 
 tokio::task_local! {
     /// The dice of the request this task is serving.

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
-use crate::pausing_store::StoreFaults;
+use crate::paid_flow::pausing_store::StoreFaults;
 use buyers::{Books, Buyers};
 use faults::FaultPlan;
 use reconcile::{Figures, Gathered};

@@ -9,7 +9,7 @@ use payability_runtime::store::{ClaimMarker, StoredClaim};
 
 use super::buyers::{Purchase, Standing, wallet};
 use super::rig::StoreView;
-use crate::sign_in;
+use crate::paid_flow::sign_in;
 
 /// Verdicts one payment may buy: its delivery and three re-deliveries.
 const MOST_VERDICTS: usize = 4;

@@ -28,14 +28,14 @@ use sha2::{Digest, Sha256};
 
 use super::dice::Dice;
 use super::faults::in_request;
-use crate::chain::{Chain, Facilitator, Rpc};
-use crate::clock::TestClock;
-use crate::dynamodb::fresh_store;
-use crate::pausing_store::{PauseControl, PausingStore};
-use crate::payment::Payment;
-use crate::sign_in;
-use crate::target::Target;
-use crate::world::{
+use crate::paid_flow::chain::{Chain, Facilitator, Rpc};
+use crate::paid_flow::clock::TestClock;
+use crate::paid_flow::dynamodb::fresh_store;
+use crate::paid_flow::pausing_store::{PauseControl, PausingStore};
+use crate::paid_flow::payment::Payment;
+use crate::paid_flow::sign_in;
+use crate::paid_flow::target::Target;
+use crate::paid_flow::world::{
     A2A, Answer, HOUSE_TOKEN, MCP, StandIns, a2a_answer, a2a_request, config, mcp_answer,
     mcp_request, paid_request, with_proof,
 };

@@ -19,16 +19,16 @@
 //! `expect` (end states).
 //! Only 127.0.0.1 is reached; every stand-in stops on its own within 60 s.
 
-mod chain;
-mod clock;
-mod dynamodb;
-mod expect;
-mod gate;
-mod pausing_store;
-mod payment;
-mod sign_in;
-mod target;
-mod world;
+pub(crate) mod chain;
+pub(crate) mod clock;
+pub(crate) mod dynamodb;
+pub(crate) mod expect;
+pub(crate) mod gate;
+pub(crate) mod pausing_store;
+pub(crate) mod payment;
+pub(crate) mod sign_in;
+pub(crate) mod target;
+pub(crate) mod world;
 
 mod a2a;
 mod basics;

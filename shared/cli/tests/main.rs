@@ -1,0 +1,21 @@
+//! The `payability` command's integration tests, one binary: the command end to end against
+//! loopback targets, `payability serve` and its bounds, the paid flow with the official x402
+//! clients (HTTP, MCP, A2A, the agent quickstarts, the gateway quota), the official middlewares
+//! as sellers, the web page in Chromium, the deployed shape under `cargo lambda watch`, the
+//! ledger and the help texts. `support` is the running server and the loopback x402 world.
+
+mod support;
+
+mod a2a;
+mod agents;
+mod cli;
+mod deployed_shape;
+mod gateway_quota;
+mod help_docs;
+mod ledger;
+mod mcp;
+mod page;
+mod paid;
+mod sellers;
+mod serve;
+mod serve_limits;
