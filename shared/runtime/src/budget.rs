@@ -29,6 +29,9 @@ pub const ANSWER_MARGIN: Duration = Duration::from_secs(3);
 pub const RECORD_BOUND: Duration = Duration::from_secs(2);
 /// The longest the Solana fee and CAD rate lookups may hold a response beyond the fetch.
 pub const SIDE_LOOKUP_GRACE: Duration = Duration::from_millis(50);
+/// How long the Solana fee lookup may run (alongside the fetch; it holds the answer at most
+/// [`SIDE_LOOKUP_GRACE`] beyond it) before the ledger records it as pending.
+pub const FEE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
 
 /// How long a payer's early-fetch lease holds when its request dies before giving it back:
 /// longer than a settlement may take.

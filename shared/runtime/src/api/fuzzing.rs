@@ -3,12 +3,10 @@
 //! transport reads first, MCP's `tools/call` and A2A's message. Each answers what its endpoint
 //! reads, before anything is bought, fetched or stored.
 
-use payability_core::payment::siwx::{SignInProof, SignInRefusal};
-use payability_core::payment::x402::{DecodedPayment, PaymentRefusal};
 use serde_json::{Map, Value};
 
+pub use super::agent_call::AgentCall;
 use super::jsonrpc::{self, Envelope};
-use crate::routes::Route;
 
 /// A body as the JSON-RPC transports read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,23 +29,6 @@ pub enum EnvelopeRead {
         /// The JSON-RPC error code.
         code: i64,
     },
-}
-
-/// A call an agent makes over MCP or A2A, read.
-#[derive(Debug)]
-pub struct AgentCall {
-    /// The route called (one of [`Route::AGENT_CALLS`]).
-    pub route: Route,
-    /// Its arguments.
-    pub arguments: Map<String, Value>,
-    /// A2A: the id of the task that answers the call (None over MCP).
-    pub task_id: Option<String>,
-    /// A2A: the context the message names (None over MCP).
-    pub context_id: Option<String>,
-    /// The payment carried, decoded; None without one.
-    pub payment: Option<Result<DecodedPayment, PaymentRefusal>>,
-    /// The sign-in proof carried, decoded; None without one.
-    pub proof: Option<Result<SignInProof, SignInRefusal>>,
 }
 
 /// Reads a body as one JSON-RPC 2.0 request (MCP, A2A and the page's relay alike).

@@ -1,7 +1,8 @@
 //! JSON-RPC 2.0 as the JSON-RPC transports (MCP, A2A) read and answer it: one request object
 //! per POST, read into a [`Call`] or a notification; a result or a closed-form error (a code
-//! and a static message, never a received value) answered with HTTP 200. What each method
-//! means, and the message of each error, is the transport's own.
+//! and a static message, never a received value) answered with HTTP 200. A body that is not
+//! one request is answered here ([`Malformed::answer`]); what each method means, and the
+//! message of each of its errors, is the transport's own (`mcp/error.rs`, `a2a/error.rs`).
 
 use http::StatusCode;
 use serde::Serialize;
@@ -82,6 +83,24 @@ impl MalformedKind {
             Self::Parse => code::PARSE,
             Self::InvalidRequest => code::INVALID_REQUEST,
         }
+    }
+
+    /// The static message MCP and A2A answer it with.
+    fn message(self) -> &'static str {
+        match self {
+            Self::Parse => "the body is not JSON",
+            Self::InvalidRequest => {
+                "not one JSON-RPC 2.0 request: an object with jsonrpc \"2.0\", a string or integer id and a method"
+            }
+        }
+    }
+}
+
+impl Malformed {
+    /// The answer MCP and A2A give a body that is not one request: its code and static
+    /// message, under the id read (the page's relay says less, [`error`] directly).
+    pub(super) fn answer(&self) -> ApiResponse {
+        error(&self.id, self.kind.code(), self.kind.message())
     }
 }
 

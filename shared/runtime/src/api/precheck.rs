@@ -1,14 +1,15 @@
-//! The pre-check, whatever carries it (`POST /precheck`, the MCP tool): the free, metered
-//! URL-policy verdict. It never fetches and returns no
-//! state and no factor: whether the URL is in policy (or the refusal naming the violation),
-//! signed, with the disclosure, honesty and retention lines. An unsigned pre-check spends its
-//! source's allowance; one signed by a wallet (x402 sign-in-with-x) spends that wallet's,
-//! and a pre-check that names a wallet without its signature spends nothing and is asked to
-//! sign in.
+//! The pre-check, transport-free, whatever carries it (`POST /precheck`, whose HTTP adapter is
+//! `http/precheck_route.rs`, the MCP tool, the A2A skill): the free, metered URL-policy
+//! verdict. It never fetches and returns no state and no factor: whether the URL is in policy
+//! (or the refusal naming the violation), signed, with the disclosure, honesty and retention
+//! lines. An unsigned pre-check spends its source's allowance; one signed by a wallet (x402
+//! sign-in-with-x) spends that wallet's, and a pre-check that names a wallet without its
+//! signature spends nothing and is asked to sign in.
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use http::StatusCode;
+use payability_core::challenge::OwnChallenge;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SignInProof, SignInRefusal};
@@ -16,14 +17,13 @@ use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::ApiRequest;
 use super::purchase::fields_of;
+use super::request::ApiRequest;
 use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
-use super::sign_in::SignInFailure;
+use super::sign_in_proof::SignInFailure;
 use crate::rules::{ApiError, Refusal};
 use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
-use payability_core::challenge::OwnChallenge;
 
 /// The body of a pre-check.
 #[derive(Deserialize)]

@@ -1,13 +1,37 @@
 //! The service: its settings, signing key, store, fetcher and payment clients, built once
 //! per process (per Lambda cold start) and shared by every request.
+//!
+//! [`Service`]'s methods live beside what they serve: each file below (under `api/`) adds
+//! one `impl<S: Stores> Service<S>` block, with the methods of what it names.
+//!
+//! - `service.rs`: building the service ([`Service::new`]), its signer, the fee payer, the public
+//!   base and request URLs, the sign-in challenge, the house credential.
+//! - `mod.rs`: dispatch: every entry point (`handle`, `handle_served`, `handle_mcp`, `handle_a2a`),
+//!   admission, the route's answer, the published keys.
+//! - `reads.rs`: `GET /metrics`.
+//! - `sign_in_proof.rs`: a sign-in proof verified for a route's URL, its nonce spent.
+//! - `precheck.rs`: the pre-check, transport-free: its signed answer, its sign-in challenge, its
+//!   end over a JSON transport.
+//! - `purchase/call.rs`: the seam: a transport's paid call bought (`buy`, `buy_with_arguments`).
+//! - `purchase/mod.rs`: one purchase's state machine: the offer's challenge, matching, claiming, a
+//!   known payment, a resume.
+//! - `purchase/offer.rs`: our challenge for an offer and its terms.
+//! - `purchase/payer.rs`: the payer proven by sign-in: its proof, its nonce spent, its purchase
+//!   collected.
+//! - `purchase/settlement.rs`: `/verify`, `/settle` and the chain's word on an unknown settlement.
+//! - `purchase/early.rs`: the fetch alongside the settlement, under the payer's lease.
+//! - `purchase/delivery.rs`: the verdict graded, recorded and delivered; the house's; the counters.
+//! - `http/mod.rs`: `GET` and `POST` `/check` and `/memo`.
+//! - `http/precheck_route.rs`: `POST /precheck`.
+//! - `mcp/mod.rs`: `POST /mcp`: one JSON-RPC request, the origin rule.
+//! - `mcp/call.rs`: `tools/call`: each tool's result.
+//! - `a2a/mod.rs`: `POST /a2a`: one JSON-RPC request, the extensions echoed.
+//! - `a2a/skills.rs`: `SendMessage`: each skill's answer as a task.
+//! - `page/rpc.rs`: `POST /rpc`, the page's Solana RPC relay.
 
-use std::time::Duration;
-
-use payability_core::challenge::{
-    ChallengeNotes, ChallengeTerms, OwnChallenge, own_challenge_with, sign_in_challenge,
-};
+use payability_core::challenge::{OwnChallenge, sign_in_challenge};
 use payability_core::op::PaidOp;
-use payability_core::payment::memo::{MEMO_LIFETIME_MS, MemoKey, issue_memo};
+use payability_core::payment::memo::MemoKey;
 use payability_core::payment::siwx::{
     NonceKey, SIGN_IN_WITH_X, SignInScope, declaration, issue_nonce, nonce::NONCE_RANDOM_BYTES,
 };
@@ -17,24 +41,21 @@ use payability_core::signing::ReportSigner;
 use subtle::ConstantTimeEq;
 use tokio::sync::OnceCell;
 
-use super::ApiRequest;
+use super::binding::BindingKey;
 use super::config::ServiceConfig;
-use super::discovery;
+use super::request::ApiRequest;
+use crate::budget::FEE_LOOKUP_BOUND;
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
 use crate::payment::facilitator::Facilitator;
 use crate::routes::TOLL_PREFIX;
-use crate::rules::{ApiError, Refusal};
+use crate::rules::ApiError;
 use crate::store::{FreeTier, Ledger, Metrics, PaymentClaims, ProofNonces, RateCache};
 
 /// Every store capability the HTTP service uses.
 pub trait Stores: Ledger + PaymentClaims + FreeTier + Metrics + ProofNonces + RateCache {}
 
 impl<T: Ledger + PaymentClaims + FreeTier + Metrics + ProofNonces + RateCache> Stores for T {}
-
-/// How long the Solana fee lookup may run (alongside the fetch; it holds the answer at most
-/// [`crate::budget::SIDE_LOOKUP_GRACE`] beyond it) before the ledger records it as pending.
-pub const FEE_LOOKUP_BOUND: Duration = Duration::from_millis(1_500);
 
 /// Why the service could not be built (closed form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,19 +83,6 @@ impl std::fmt::Display for ServiceError {
 
 impl std::error::Error for ServiceError {}
 
-/// What a paid route offers one request: the route, its `resource` URL (the request's public
-/// URL) and the fee payer.
-pub(super) struct Offer<'a> {
-    pub(super) route: PaidOp,
-    pub(super) resource_url: &'a str,
-    pub(super) fee_payer: &'a str,
-    /// How the request names the endpoint (GET `?url=` or POST body): the 402 describes
-    /// the route that way.
-    pub(super) call: super::purchase::CallStyle,
-    /// The `did:web` DID a delivered verdict's receipt is signed under (none: no receipt).
-    pub(super) receipt_did: Option<&'a str>,
-}
-
 /// The running service.
 pub struct Service<S> {
     pub(super) config: ServiceConfig,
@@ -83,7 +91,7 @@ pub struct Service<S> {
     /// Tags the nonces of our sign-in challenges.
     pub(super) nonce_key: NonceKey,
     /// Keys the called-URL binding a payment claim keeps.
-    pub(super) binding_key: super::binding::BindingKey,
+    pub(super) binding_key: BindingKey,
     pub(super) fetcher: Fetcher,
     pub(super) facilitator: Option<Facilitator>,
     fee_payer: OnceCell<Base58Id>,
@@ -128,7 +136,7 @@ impl<S: Stores> Service<S> {
             signer,
             memo_key: MemoKey::derive(signing_seed),
             nonce_key: NonceKey::derive(signing_seed),
-            binding_key: super::binding::BindingKey::derive(signing_seed),
+            binding_key: BindingKey::derive(signing_seed),
             fetcher,
             facilitator,
             fee_payer: OnceCell::new(),
@@ -194,38 +202,6 @@ impl<S: Stores> Service<S> {
             .map_err(|_| ApiError::BaseUrlUnknown)
     }
 
-    /// Our challenge for an offer answering `refusal` (`"<rule>: <message>"` in both legs):
-    /// the payment offered with a fresh, tagged, expiring memo, the route's discovery
-    /// description (the bazaar extension in the v2 header, `outputSchema` in the v1 body) for
-    /// the method of the request being answered, the `payment-identifier` declaration (v2
-    /// header only: v1 has no `extensions`) and a fresh sign-in challenge; or, when the
-    /// refusal offers no payment, the sign-in challenge alone.
-    pub(super) fn challenge(&self, offer: &Offer<'_>, refusal: Refusal) -> OwnChallenge {
-        let error = refusal.error_text();
-        let sign_in = self.sign_in_declaration(offer.resource_url);
-        if !refusal.offers_payment() {
-            let description = self.terms(offer, "").description;
-            return self.sign_in_only(offer.resource_url, description, &error, sign_in);
-        }
-        let now = (self.clock)();
-        let mut nonce = [0u8; 12];
-        getrandom::fill(&mut nonce).expect("the system random source works");
-        let expires = UtcMillis(now.0 + MEMO_LIFETIME_MS);
-        let memo = issue_memo(&self.memo_key, offer.route, expires, nonce);
-        let described = discovery::description(offer.route, offer.call);
-        let mut extensions = described.extensions.clone();
-        extensions[discovery::PAYMENT_IDENTIFIER] = discovery::payment_identifier_declaration();
-        if let Some(sign_in) = sign_in {
-            extensions[SIGN_IN_WITH_X] = sign_in;
-        }
-        let notes = ChallengeNotes {
-            error: &error,
-            extensions: Some(&extensions),
-            output_schema: Some(&described.output_schema),
-        };
-        own_challenge_with(&self.terms(offer, &memo), &notes)
-    }
-
     /// A sign-in challenge for `resource_url` carrying `error`: no payment offered, the
     /// `sign-in-with-x` declaration (when one could be made) its only extension.
     pub(super) fn sign_in_only(
@@ -251,21 +227,6 @@ impl<S: Stores> Service<S> {
         let mut random = [0u8; NONCE_RANDOM_BYTES];
         getrandom::fill(&mut random).expect("the system random source works");
         declaration(&scope, &issue_nonce(&self.nonce_key, now, random), now)
-    }
-
-    /// The terms of our challenge for an offer.
-    pub(super) fn terms<'a>(&'a self, offer: &Offer<'a>, memo: &'a str) -> ChallengeTerms<'a> {
-        ChallengeTerms {
-            resource_url: offer.resource_url,
-            description: match offer.route {
-                PaidOp::Check => "One signed challenge payability verdict (payability/v1 check)",
-                PaidOp::Memo => "One signed memo-binding verdict (payability/v1 memo)",
-            },
-            pay_to: self.config.operator_wallet.as_str(),
-            fee_payer: offer.fee_payer,
-            token_account: &self.token_account,
-            memo,
-        }
     }
 
     /// True when the request carries `Authorization: Bearer <house token>`: the scheme in any

@@ -16,7 +16,7 @@ use payability_core::payment::x402::{DecodedPayment, PaymentRefusal, decode_paym
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
-use super::RpcError;
+use super::error::A2aError;
 use crate::routes::Route;
 
 /// The metadata key of the payment a message carries (the x402 A2A extension).
@@ -81,13 +81,13 @@ struct Message {
 
 /// Reads `SendMessage`'s params: params of another shape are invalid; a task id this
 /// endpoint did not issue names no task; a new message must call one of the skills.
-pub(super) fn read(params: Map<String, Value>) -> Result<Inbound, RpcError> {
+pub(super) fn read(params: Map<String, Value>) -> Result<Inbound, A2aError> {
     let params: Params =
-        serde_json::from_value(Value::Object(params)).map_err(|_| RpcError::InvalidParams)?;
+        serde_json::from_value(Value::Object(params)).map_err(|_| A2aError::InvalidParams)?;
     let message = params.message;
     let call = match message.task_id.filter(|id| !id.is_empty()) {
-        Some(id) => continued(&id).ok_or(RpcError::TaskNotFound)?,
-        None => named(&message.parts).ok_or(RpcError::NoSkill)?,
+        Some(id) => continued(&id).ok_or(A2aError::TaskNotFound)?,
+        None => named(&message.parts).ok_or(A2aError::NoSkill)?,
     };
     let metadata = message.metadata.unwrap_or_default();
     let payment =
@@ -217,21 +217,21 @@ mod tests {
     #[test]
     fn a_message_that_calls_no_skill_or_no_task_of_ours_is_refused() {
         let vectors = [
-            (json!({"parts": []}), RpcError::NoSkill),
-            (json!({"parts": [{"text": "hello there agent"}]}), RpcError::NoSkill),
-            (json!({"parts": [{"text": "check a b"}]}), RpcError::NoSkill),
-            (json!({"parts": [{"data": {"skill": "refund"}}]}), RpcError::NoSkill),
-            (json!({"parts": [{"data": {"skill": 3}}]}), RpcError::NoSkill),
-            (json!({"parts": "check"}), RpcError::InvalidParams),
-            (json!({"taskId": "task-123", "parts": []}), RpcError::TaskNotFound),
-            (json!({"taskId": "pv1.!!", "parts": []}), RpcError::TaskNotFound),
-            (json!({"taskId": "pv1.WzFd", "parts": []}), RpcError::TaskNotFound),
+            (json!({"parts": []}), A2aError::NoSkill),
+            (json!({"parts": [{"text": "hello there agent"}]}), A2aError::NoSkill),
+            (json!({"parts": [{"text": "check a b"}]}), A2aError::NoSkill),
+            (json!({"parts": [{"data": {"skill": "refund"}}]}), A2aError::NoSkill),
+            (json!({"parts": [{"data": {"skill": 3}}]}), A2aError::NoSkill),
+            (json!({"parts": "check"}), A2aError::InvalidParams),
+            (json!({"taskId": "task-123", "parts": []}), A2aError::TaskNotFound),
+            (json!({"taskId": "pv1.!!", "parts": []}), A2aError::TaskNotFound),
+            (json!({"taskId": "pv1.WzFd", "parts": []}), A2aError::TaskNotFound),
         ];
         for (message, error) in vectors {
             assert_eq!(read(params(message.clone())).err(), Some(error), "{message}");
         }
         let no_message = Map::new();
-        assert_eq!(read(no_message).err(), Some(RpcError::InvalidParams));
+        assert_eq!(read(no_message).err(), Some(A2aError::InvalidParams));
     }
 
     #[test]

@@ -15,102 +15,29 @@
 //! every route. The x402 extension is activated by either of its URIs in `A2A-Extensions` or
 //! `X-A2A-Extensions`, and echoed in both.
 
+mod error;
 mod message;
 mod skills;
 mod task;
 
 use http::{HeaderMap, StatusCode};
-use serde_json::Value;
 
-use super::ApiRequest;
 use super::discovery::{X402_EXTENSION_URI, X402_EXTENSION_URI_V01};
-use super::jsonrpc::{self, Envelope, MalformedKind, code};
+use super::jsonrpc::{self, Envelope};
+use super::request::ApiRequest;
 use super::respond::ApiResponse;
 use super::service::{Service, Stores};
+use error::A2aError;
 use task::Dialect;
-
-/// A JSON-RPC error this endpoint answers (closed list): JSON-RPC's own and A2A's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum RpcError {
-    /// The body is not JSON.
-    Parse,
-    /// Not one JSON-RPC 2.0 request object.
-    InvalidRequest,
-    /// A method A2A does not define.
-    MethodNotFound,
-    /// `params` of another shape.
-    InvalidParams,
-    /// A new message that calls none of the skills.
-    NoSkill,
-    /// A task this endpoint did not issue, or any task asked for by id (none is kept).
-    TaskNotFound,
-    /// Streaming, task listing, subscriptions or push notifications (none is offered).
-    UnsupportedOperation,
-    /// A paid skill called without the x402 extension activated.
-    ExtensionSupportRequired,
-    /// An `A2A-Version` whose major version is neither 0 nor 1.
-    VersionNotSupported,
-}
-
-impl RpcError {
-    /// The JSON-RPC error code (A2A's are its specification's).
-    fn code(self) -> i64 {
-        match self {
-            Self::Parse => code::PARSE,
-            Self::InvalidRequest => code::INVALID_REQUEST,
-            Self::MethodNotFound => code::METHOD_NOT_FOUND,
-            Self::InvalidParams | Self::NoSkill => code::INVALID_PARAMS,
-            Self::TaskNotFound => -32001,
-            Self::UnsupportedOperation => -32004,
-            Self::ExtensionSupportRequired => -32008,
-            Self::VersionNotSupported => -32009,
-        }
-    }
-
-    /// A static explanation.
-    fn message(self) -> &'static str {
-        match self {
-            Self::Parse => "the body is not JSON",
-            Self::InvalidRequest => {
-                "not one JSON-RPC 2.0 request: an object with jsonrpc \"2.0\", a string or integer id and a method"
-            }
-            Self::MethodNotFound => {
-                "this endpoint answers SendMessage (A2A 1.0) and message/send (A2A 0.3)"
-            }
-            Self::InvalidParams => "params must be an object with a message whose parts are a list",
-            Self::NoSkill => {
-                "the message calls no skill: send a data part {\"skill\": \"check\", \"url\": \"<endpoint>\"} (or memo, precheck, criteria), or the text \"check <endpoint>\""
-            }
-            Self::TaskNotFound => {
-                "no such task: tasks are not kept; continue a task in input-required by its id, or send a new message"
-            }
-            Self::UnsupportedOperation => {
-                "not offered: no streaming, task listing, subscription or push notification; use SendMessage"
-            }
-            Self::ExtensionSupportRequired => {
-                "check and memo are paid with the x402 A2A extension: activate it in the A2A-Extensions header"
-            }
-            Self::VersionNotSupported => "this endpoint speaks A2A 1.0 and 0.3",
-        }
-    }
-
-    /// The error for a body that is not one request.
-    fn of(malformed: MalformedKind) -> Self {
-        match malformed {
-            MalformedKind::Parse => Self::Parse,
-            MalformedKind::InvalidRequest => Self::InvalidRequest,
-        }
-    }
-}
 
 /// `SendMessage`'s params, read as the fuzz targets see them (the `fuzzing` feature): the
 /// call with the id of the task that answers it, or the JSON-RPC error code.
 #[cfg(feature = "fuzzing")]
 pub(super) fn read_message(
-    params: serde_json::Map<String, Value>,
-) -> Result<super::fuzzing::AgentCall, i64> {
-    let inbound = message::read(params).map_err(RpcError::code)?;
-    Ok(super::fuzzing::AgentCall {
+    params: serde_json::Map<String, serde_json::Value>,
+) -> Result<super::agent_call::AgentCall, i64> {
+    let inbound = message::read(params).map_err(A2aError::code)?;
+    Ok(super::agent_call::AgentCall {
         route: inbound.call.skill,
         task_id: Some(inbound.call.task_id()),
         arguments: inbound.call.arguments,
@@ -120,19 +47,14 @@ pub(super) fn read_message(
     })
 }
 
-/// The answer carrying `error` for the request `id`.
-fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
-    jsonrpc::error(id, error.code(), error.message())
-}
-
 /// The wire shape a method speaks, or the error it is answered with: the two names of
 /// sending a message are served; the methods that read or follow kept tasks find none, or are
 /// not offered.
-fn dialect_of(method: &str) -> Result<Dialect, RpcError> {
+fn dialect_of(method: &str) -> Result<Dialect, A2aError> {
     match method {
         "SendMessage" => Ok(Dialect::V1),
         "message/send" => Ok(Dialect::V03),
-        "GetTask" | "tasks/get" | "CancelTask" | "tasks/cancel" => Err(RpcError::TaskNotFound),
+        "GetTask" | "tasks/get" | "CancelTask" | "tasks/cancel" => Err(A2aError::TaskNotFound),
         "SendStreamingMessage"
         | "message/stream"
         | "SubscribeToTask"
@@ -148,8 +70,8 @@ fn dialect_of(method: &str) -> Result<Dialect, RpcError> {
         | "tasks/pushNotificationConfig/list"
         | "tasks/pushNotificationConfig/delete"
         | "GetExtendedAgentCard"
-        | "agent/getAuthenticatedExtendedCard" => Err(RpcError::UnsupportedOperation),
-        _ => Err(RpcError::MethodNotFound),
+        | "agent/getAuthenticatedExtendedCard" => Err(A2aError::UnsupportedOperation),
+        _ => Err(A2aError::MethodNotFound),
     }
 }
 
@@ -195,22 +117,22 @@ impl<S: Stores> Service<S> {
             Ok(Envelope::Call(call)) => call,
             // A2A sends no notifications; one is accepted and nothing runs.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
-            Err(malformed) => return rpc_error(&malformed.id, RpcError::of(malformed.kind)),
+            Err(malformed) => return malformed.answer(),
         };
         if !version_spoken(&request.headers) {
-            return rpc_error(&call.id, RpcError::VersionNotSupported);
+            return A2aError::VersionNotSupported.answer(&call.id);
         }
         let dialect = match dialect_of(&call.method) {
             Ok(dialect) => dialect,
-            Err(refused) => return rpc_error(&call.id, refused),
+            Err(refused) => return refused.answer(&call.id),
         };
         let Some(params) = call.object_params() else {
-            return rpc_error(&call.id, RpcError::InvalidParams);
+            return A2aError::InvalidParams.answer(&call.id);
         };
         match self.send_message(request, params, x402_activated).await {
             Ok(answered) => jsonrpc::result(&call.id, answered.task.result(dialect))
                 .with_telemetry(answered.telemetry),
-            Err(refused) => rpc_error(&call.id, refused),
+            Err(refused) => refused.answer(&call.id),
         }
     }
 }
@@ -265,8 +187,8 @@ mod tests {
     fn every_method_is_served_found_wanting_or_not_offered() {
         assert_eq!(dialect_of("SendMessage"), Ok(Dialect::V1));
         assert_eq!(dialect_of("message/send"), Ok(Dialect::V03));
-        assert_eq!(dialect_of("GetTask"), Err(RpcError::TaskNotFound));
-        assert_eq!(dialect_of("message/stream"), Err(RpcError::UnsupportedOperation));
-        assert_eq!(dialect_of("tools/call"), Err(RpcError::MethodNotFound));
+        assert_eq!(dialect_of("GetTask"), Err(A2aError::TaskNotFound));
+        assert_eq!(dialect_of("message/stream"), Err(A2aError::UnsupportedOperation));
+        assert_eq!(dialect_of("tools/call"), Err(A2aError::MethodNotFound));
     }
 }

@@ -15,13 +15,14 @@ use payability_core::payment::x402::SettlementResponse;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::RpcError;
+use super::error::A2aError;
 use super::message::{self, Inbound};
 use super::task::{PaymentMetadata, Task, TaskState};
-use crate::api::ApiRequest;
+use crate::api::call_style::CallStyle;
 use crate::api::discovery::criteria_response;
 use crate::api::precheck::PrecheckEnd;
-use crate::api::purchase::{CallStyle, Presented, PurchaseOutcome};
+use crate::api::purchase::{Presented, PurchaseOutcome};
+use crate::api::request::ApiRequest;
 use crate::api::respond::{ApiResponse, error, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::routes::Route;
@@ -69,11 +70,11 @@ impl<S: Stores> Service<S> {
         request: &ApiRequest,
         params: Map<String, Value>,
         x402_activated: bool,
-    ) -> Result<Answered, RpcError> {
+    ) -> Result<Answered, A2aError> {
         let Inbound { call, context_id, payment, proof } = message::read(params)?;
         let skill = call.skill;
         if skill.paid().is_some() && !x402_activated {
-            return Err(RpcError::ExtensionSupportRequired);
+            return Err(A2aError::ExtensionSupportRequired);
         }
         let id = call.task_id();
         let paying = payment.is_some();

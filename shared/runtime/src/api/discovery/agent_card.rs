@@ -8,8 +8,8 @@ use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::criteria::{CRITERIA_ID, published};
 use serde_json::{Value, json};
 
-use super::Base;
 use super::openapi::usd_price;
+use crate::base_url::Base;
 use crate::routes::Route;
 
 /// The x402 A2A extension's URI in its v0.2 specification (google-agentic-commerce/a2a-x402),

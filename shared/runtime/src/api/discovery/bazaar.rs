@@ -21,7 +21,7 @@ use payability_core::signing::SIGNATURE_ALG;
 use serde_json::{Value, json};
 
 use super::schemas::{URL_DESCRIPTION, abridged_report, compact_request};
-use crate::api::purchase::CallStyle;
+use crate::api::call_style::CallStyle;
 
 /// The endpoint every example names.
 pub const EXAMPLE_URL: &str = "https://seller.example/api";

@@ -3,8 +3,8 @@
 use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::criteria::{CRITERIA_ID, published};
 
-use super::Base;
 use super::openapi::usd_price;
+use crate::base_url::Base;
 use crate::routes::Route;
 
 /// The text for a base URL.
@@ -79,7 +79,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
         card = url(Route::AgentCard),
         check_states = texts.states.join(", "),
         memo_states = texts.memo_op.states.join(", "),
-        get_bytes = crate::api::MAX_GET_RESOURCE_URL_BYTES,
+        get_bytes = crate::api::request::MAX_GET_RESOURCE_URL_BYTES,
         precheck = url(Route::Precheck),
         criteria = url(Route::Criteria),
         openapi = url(Route::OpenApi),

@@ -28,7 +28,7 @@ pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifi
 
 pub use crate::base_url::Base;
 
-use super::ApiRequest;
+use super::request::ApiRequest;
 use super::respond::{ApiResponse, bytes_response, error, json_response};
 use crate::routes::Route;
 use crate::rules::ApiError;

@@ -16,8 +16,9 @@ use payability_core::payment::x402::{
 };
 use serde_json::{Map, Value, json};
 
-use super::Base;
+use super::bazaar::example_report;
 use super::schemas::{components, reference, report_schema_name};
+use crate::base_url::Base;
 use crate::routes::Route;
 use crate::rules::{ApiError, Refusal};
 
@@ -143,7 +144,7 @@ fn operation(route: Route, method: &Method) -> Value {
                         "{}; the request's URL (path and query) at most {} bytes, else 414 \
                          url_too_long_for_get (send POST)",
                         super::schemas::URL_DESCRIPTION,
-                        crate::api::MAX_GET_RESOURCE_URL_BYTES,
+                        crate::api::request::MAX_GET_RESOURCE_URL_BYTES,
                     ),
                     "schema": {"type": "string", "format": "uri"},
                 }, sign_in_parameter(SIGN_IN_PAID)]);
@@ -369,7 +370,7 @@ fn report_response(route: PaidOp) -> Value {
         },
         "content": {"application/json": {
             "schema": reference(report_schema_name(route)),
-            "example": super::example_report(route),
+            "example": example_report(route),
         }},
     })
 }

@@ -1,21 +1,23 @@
 //! The HTTP transport of the purchase and the pre-check: `GET` and `POST` `/check` and `/memo`
 //! read into a paid call ([`super::purchase::PaidCall`]: the endpoint, the payment header,
-//! the sign-in header) and its outcome rendered as a status, headers and a body; `POST
-//! /precheck` ([`precheck`]).
+//! the sign-in header) and its outcome rendered as a status, headers and a body
+//! ([`answer`]); `POST /precheck` ([`precheck_route`]).
 
-mod precheck;
+mod answer;
+mod precheck_route;
 
-use payability_core::challenge::OwnChallenge;
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SIGN_IN_WITH_X, decode_proof_header};
-use payability_core::payment::x402::{SettlementResponse, X402Version, decode_payment_header};
+use payability_core::payment::x402::{X402Version, decode_payment_header};
 use serde_json::Value;
 
-use super::ApiRequest;
-use super::purchase::{CallStyle, PaidArguments, PaidCall, PurchaseOutcome, fields_of};
-use super::respond::{ApiResponse, error, json_response_bytes};
+use super::call_style::CallStyle;
+use super::purchase::{PaidArguments, PaidCall, fields_of};
+use super::request::ApiRequest;
+use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
 use crate::rules::ApiError;
+use answer::http_answer;
 
 /// Parses a JSON body into `T`, or the closed-form 400 for it.
 fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
@@ -69,25 +71,4 @@ impl<S: Stores> Service<S> {
             Err(refused) => error(refused),
         }
     }
-}
-
-/// Our challenge as HTTP: 402, the v1 body and the v2 `PAYMENT-REQUIRED` header.
-fn http_offer(challenge: OwnChallenge) -> ApiResponse {
-    json_response_bytes(http::StatusCode::PAYMENT_REQUIRED, challenge.body)
-        .with_header("payment-required", &challenge.payment_required)
-}
-
-/// A purchase's outcome as HTTP: 402 with our challenge, the closed-form error, or 200 with
-/// the signed report; the settlement answer, when there is one, in the response header of
-/// its version.
-fn http_answer(outcome: PurchaseOutcome) -> ApiResponse {
-    match outcome.answer(http_offer) {
-        (response, Some(settlement)) => with_settlement(response, &settlement),
-        (response, None) => response,
-    }
-}
-
-/// Adds a settlement answer, base64, in the response header of the payment's version.
-fn with_settlement(response: ApiResponse, settlement: &SettlementResponse) -> ApiResponse {
-    response.with_header(settlement.version().response_header(), &settlement.header_value())
 }

@@ -16,11 +16,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::RpcError;
+use super::error::McpError;
 use super::tools::Tool;
-use crate::api::ApiRequest;
+use crate::api::call_style::CallStyle;
 use crate::api::discovery::criteria_response;
-use crate::api::purchase::{CallStyle, Presented};
+use crate::api::purchase::Presented;
+use crate::api::request::ApiRequest;
 use crate::api::respond::{ApiResponse, error, json_response_bytes};
 use crate::api::service::{Service, Stores};
 use crate::rules::ApiError;
@@ -113,13 +114,13 @@ pub(super) struct ToolCall {
 
 /// Reads `tools/call`'s params: params of another shape, a tool that is not ours or
 /// arguments that are not an object are invalid.
-pub(super) fn read_call(params: Value) -> Result<ToolCall, RpcError> {
-    let params: CallParams = serde_json::from_value(params).map_err(|_| RpcError::InvalidParams)?;
-    let tool = Tool::named(&params.name).ok_or(RpcError::InvalidParams)?;
+pub(super) fn read_call(params: Value) -> Result<ToolCall, McpError> {
+    let params: CallParams = serde_json::from_value(params).map_err(|_| McpError::InvalidParams)?;
+    let tool = Tool::named(&params.name).ok_or(McpError::InvalidParams)?;
     let arguments = match params.arguments {
         None => json!({}),
         Some(arguments @ Value::Object(_)) => arguments,
-        Some(_) => return Err(RpcError::InvalidParams),
+        Some(_) => return Err(McpError::InvalidParams),
     };
     let mut meta = params.meta.unwrap_or_default();
     let payment = meta.remove(PAYMENT_META_KEY);
@@ -134,7 +135,7 @@ impl<S: Stores> Service<S> {
         &self,
         request: &ApiRequest,
         params: Value,
-    ) -> Result<ToolResult, RpcError> {
+    ) -> Result<ToolResult, McpError> {
         let ToolCall { tool, arguments, payment, proof } = read_call(params)?;
         Ok(match tool {
             // A free tool never reads a payment: nothing is verified, nothing settled.

@@ -13,83 +13,36 @@
 //! `origin_forbidden` (the transport's DNS-rebinding rule).
 
 mod call;
+mod error;
 mod tools;
 
 use http::StatusCode;
 use http::header::ORIGIN;
 use serde_json::{Value, json};
 
-use super::ApiRequest;
-use super::jsonrpc::{self, Envelope, MalformedKind, code};
+use super::jsonrpc::{self, Envelope};
+use super::request::ApiRequest;
 use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
 use crate::base_url::Base;
 use crate::rules::ApiError;
+use error::McpError;
 
 /// The MCP revisions this endpoint speaks, newest first: `initialize` answers the client's
 /// when it is one of them, else the newest.
 const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// A JSON-RPC error this endpoint answers (closed list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum RpcError {
-    /// The body is not JSON.
-    Parse,
-    /// Not one JSON-RPC 2.0 request object (a batch, a null or fractional `id`, no `method`).
-    InvalidRequest,
-    /// A method this endpoint does not offer.
-    MethodNotFound,
-    /// `params` of another shape, or a tool that is not ours.
-    InvalidParams,
-}
-
-impl RpcError {
-    /// The JSON-RPC error code.
-    fn code(self) -> i64 {
-        match self {
-            Self::Parse => code::PARSE,
-            Self::InvalidRequest => code::INVALID_REQUEST,
-            Self::MethodNotFound => code::METHOD_NOT_FOUND,
-            Self::InvalidParams => code::INVALID_PARAMS,
-        }
-    }
-
-    /// A static explanation.
-    fn message(self) -> &'static str {
-        match self {
-            Self::Parse => "the body is not JSON",
-            Self::InvalidRequest => {
-                "not one JSON-RPC 2.0 request: an object with jsonrpc \"2.0\", a string or integer id and a method"
-            }
-            Self::MethodNotFound => {
-                "this endpoint offers initialize, ping, tools/list and tools/call (and accepts notifications)"
-            }
-            Self::InvalidParams => {
-                "params must be an object; tools/call needs the name of one of the listed tools and object arguments"
-            }
-        }
-    }
-
-    /// The error for a body that is not one request.
-    fn of(malformed: MalformedKind) -> Self {
-        match malformed {
-            MalformedKind::Parse => Self::Parse,
-            MalformedKind::InvalidRequest => Self::InvalidRequest,
-        }
-    }
-}
-
 /// `tools/call`'s params, read as the fuzz targets see them (the `fuzzing` feature): the call,
 /// its payment decoded as a paid tool decodes it, or the JSON-RPC error code.
 #[cfg(feature = "fuzzing")]
-pub(super) fn read_tool_call(params: Value) -> Result<super::fuzzing::AgentCall, i64> {
+pub(super) fn read_tool_call(params: Value) -> Result<super::agent_call::AgentCall, i64> {
     use payability_core::payment::x402::decode_payment_object;
 
-    let call = call::read_call(params).map_err(RpcError::code)?;
+    let call = call::read_call(params).map_err(McpError::code)?;
     let Value::Object(arguments) = call.arguments else {
         unreachable!("read_call takes object arguments only")
     };
-    Ok(super::fuzzing::AgentCall {
+    Ok(super::agent_call::AgentCall {
         route: call.tool.route(),
         arguments,
         task_id: None,
@@ -97,11 +50,6 @@ pub(super) fn read_tool_call(params: Value) -> Result<super::fuzzing::AgentCall,
         payment: call.payment.as_ref().map(decode_payment_object),
         proof: call.proof,
     })
-}
-
-/// The answer carrying `error` for the request `id`.
-fn rpc_error(id: &Value, error: RpcError) -> ApiResponse {
-    jsonrpc::error(id, error.code(), error.message())
 }
 
 /// The `initialize` result: the revision agreed, the one capability (tools, a fixed list)
@@ -128,10 +76,10 @@ impl<S: Stores> Service<S> {
             Ok(Envelope::Call(call)) => call,
             // A notification (`notifications/initialized`, a cancellation): nothing to answer.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
-            Err(malformed) => return rpc_error(&malformed.id, RpcError::of(malformed.kind)),
+            Err(malformed) => return malformed.answer(),
         };
         let Some(params) = call.object_params() else {
-            return rpc_error(&call.id, RpcError::InvalidParams);
+            return McpError::InvalidParams.answer(&call.id);
         };
         let (id, params) = (call.id, Value::Object(params));
         match call.method.as_str() {
@@ -143,9 +91,9 @@ impl<S: Stores> Service<S> {
                     let telemetry = *answer.telemetry();
                     jsonrpc::result(&id, answer).with_telemetry(telemetry)
                 }
-                Err(refused) => rpc_error(&id, refused),
+                Err(refused) => refused.answer(&id),
             },
-            _ => rpc_error(&id, RpcError::MethodNotFound),
+            _ => McpError::MethodNotFound.answer(&id),
         }
     }
 

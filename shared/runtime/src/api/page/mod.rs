@@ -10,7 +10,7 @@ mod rpc;
 use http::StatusCode;
 use http::header::ACCEPT;
 
-use super::ApiRequest;
+use super::request::ApiRequest;
 use super::respond::{ApiResponse, bytes_response, error};
 use crate::base_url::Base;
 use crate::routes::{Route, TOLL_PREFIX};
@@ -162,6 +162,36 @@ mod tests {
         assert!(!script.contains("eval(") && !script.contains("new Function"), "no eval");
         for policy in ["script-src 'self'", "connect-src 'self'", "default-src 'none'"] {
             assert!(CONTENT_SECURITY_POLICY.contains(policy), "{policy}");
+        }
+    }
+
+    /// Every dollar amount (`$`, digits, `.`, digits) in `text`.
+    fn dollar_amounts(text: &str) -> Vec<&str> {
+        let amount = |at: usize| {
+            let digits = text[at + 1..]
+                .find(|c: char| !c.is_ascii_digit() && c != '.')
+                .map_or(&text[at + 1..], |end| &text[at + 1..at + 1 + end])
+                .trim_end_matches('.');
+            let is_amount =
+                digits.starts_with(|c: char| c.is_ascii_digit()) && digits.contains('.');
+            is_amount.then(|| &text[at..=at + digits.len()])
+        };
+        text.match_indices('$').filter_map(|(at, _)| amount(at)).collect()
+    }
+
+    /// The page states the price (the buy button, the wallet's spend cap) as static text, so
+    /// every dollar amount in it is held to the constant: the committed script is what web/src
+    /// builds (`scripts/build-web --check`), so this holds web/src/main.js too.
+    #[test]
+    fn every_dollar_amount_the_page_states_is_the_price() {
+        let price = payability_core::challenge::price_usd();
+        let script = std::str::from_utf8(PAGE_JS).unwrap();
+        for (file, text) in [("web/index.html", PAGE_HTML), ("web/dist/page.js", script)] {
+            let amounts = dollar_amounts(text);
+            assert!(!amounts.is_empty(), "{file} states the price");
+            for amount in amounts {
+                assert_eq!(amount, price, "{file} states {amount}, not the price");
+            }
         }
     }
 }

@@ -11,10 +11,11 @@ use payability_core::challenge::USDC_MINT;
 use payability_core::payment::solana::TOKEN_PROGRAM;
 use serde_json::{Value, json};
 
-use crate::api::ApiRequest;
 use crate::api::jsonrpc::{self, Envelope, code};
+use crate::api::request::ApiRequest;
 use crate::api::respond::ApiResponse;
-use crate::api::service::{FEE_LOOKUP_BOUND, Service, Stores};
+use crate::api::service::{Service, Stores};
+use crate::budget::FEE_LOOKUP_BOUND;
 use crate::payment::solana_rpc::latest_blockhash;
 
 /// USDC's decimals.

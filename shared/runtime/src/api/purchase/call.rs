@@ -1,42 +1,23 @@
 //! The seam where every transport meets the purchase. A transport reads a [`PaidCall`] from
 //! its own request (the op, the endpoint as submitted, how it names it, the payment and the
 //! sign-in proof decoded from its own encoding) and hands it to [`Service::buy`], which vets
-//! the endpoint free, names the called URL and carries the purchase. The transport then
-//! renders the [`PurchaseOutcome`]: a JSON transport through [`PurchaseOutcome::answer`],
-//! choosing only how our offer is carried.
+//! the endpoint free, names the called URL and carries the purchase ([`PurchaseRequest`]).
+//! The transport then renders the [`PurchaseOutcome`]: a JSON transport through
+//! [`PurchaseOutcome::answer`], choosing only how our offer is carried.
 
-use payability_core::challenge::OwnChallenge;
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SignInProof, SignInRefusal};
-use payability_core::payment::x402::{DecodedPayment, PaymentRefusal, SettlementResponse};
-use payability_core::policy::vet_target_url;
+use payability_core::payment::x402::{DecodedPayment, PaymentRefusal};
+use payability_core::policy::{TargetUrl, vet_target_url};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{PurchaseOutcome, PurchaseRequest};
-use crate::api::respond::{ApiResponse, error, json_response};
+use super::outcome::PurchaseOutcome;
+use crate::api::call_style::CallStyle;
+use crate::api::request::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES};
 use crate::api::service::{Service, Stores};
-use crate::api::{ApiRequest, MAX_GET_RESOURCE_URL_BYTES};
 use crate::rules::ApiError;
-
-/// How a call names the endpoint to check: our challenge describes the call that way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::api) enum CallStyle {
-    /// HTTP `GET` (or `HEAD`) with `?url=<endpoint>`.
-    Query,
-    /// HTTP `POST` with the JSON body `{"url": "<endpoint>"}`.
-    Body,
-    /// MCP `tools/call` of the op's tool with the arguments `{"url": "<endpoint>"}`.
-    Mcp,
-    /// An A2A message naming the op's skill and `{"url": "<endpoint>"}`.
-    A2a,
-}
-
-impl CallStyle {
-    /// Every style, in the order the route descriptions are built.
-    pub(in crate::api) const ALL: [Self; 4] = [Self::Query, Self::Body, Self::Mcp, Self::A2a];
-}
 
 /// The arguments of a paid call (a POST body, a paid MCP tool's arguments): the one endpoint
 /// to check.
@@ -54,6 +35,31 @@ pub(in crate::api) fn fields_of<T: DeserializeOwned>(value: Value) -> Result<T, 
         return Err(ApiError::BodyWrongShape);
     }
     serde_json::from_value(value).map_err(|_| ApiError::BodyWrongShape)
+}
+
+/// One purchase, as [`Service::buy`] assembles it from a transport's call.
+pub(super) struct PurchaseRequest {
+    /// The op bought.
+    pub(super) op: PaidOp,
+    /// The endpoint to check, vetted free; None when the call names none (an indexer's probe
+    /// gets the challenge).
+    pub(super) target: Option<TargetUrl>,
+    /// The URL the buyer called: `resource` in our challenge, and the called URL a claim is
+    /// bound to.
+    pub(super) resource_url: String,
+    /// How the call names the endpoint: the challenge describes the call that way.
+    pub(super) call: CallStyle,
+    /// The payment presented, decoded by the transport from its own encoding (a refusal is
+    /// answered here, where the offer is known); None without one.
+    pub(super) payment: Option<Result<DecodedPayment, PaymentRefusal>>,
+    /// The sign-in proof presented (x402 sign-in-with-x), decoded by the transport; None
+    /// without one.
+    pub(super) proof: Option<Result<SignInProof, SignInRefusal>>,
+    /// The request carries the house credential: no payment, `house: true`.
+    pub(super) house: bool,
+    /// The API's public base URL as this request reaches it: the `did:web` DID its
+    /// receipt is signed under (`<base>/.well-known/did.json` resolves it).
+    pub(super) base_url: String,
 }
 
 /// What a call presents besides what it asks: a payment, a sign-in proof, either or neither,
@@ -145,27 +151,5 @@ impl<S: Stores> Service<S> {
             house: self.is_house(&request.headers),
             base_url: self.base_url(request)?.to_owned(),
         })
-    }
-}
-
-impl PurchaseOutcome {
-    /// The outcome as one JSON answer (our offer as `offer` carries the challenge, the
-    /// closed-form error, or 200 with the signed report), with the settlement answer for the
-    /// transport to carry its own way.
-    pub(in crate::api) fn answer(
-        self,
-        offer: impl FnOnce(OwnChallenge) -> ApiResponse,
-    ) -> (ApiResponse, Option<SettlementResponse>) {
-        match self {
-            Self::Offer { refusal, challenge, settlement } => {
-                (offer(challenge).with_rule(refusal.rule()), settlement)
-            }
-            Self::Refused { error: refused, settlement } => (error(refused), settlement),
-            Self::Delivered { report, settlement } => {
-                let (state, house) = (report.report.state, report.report.house);
-                let response = json_response(http::StatusCode::OK, &report);
-                (response.with_verdict(state, house), settlement)
-            }
-        }
     }
 }

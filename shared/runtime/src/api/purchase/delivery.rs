@@ -11,9 +11,10 @@ use payability_core::payment::receipt::{ReceiptClaims, signed_receipt};
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 use payability_core::policy::TargetUrl;
 
-use super::super::service::{FEE_LOOKUP_BOUND, Offer, Service, Stores};
-use super::PurchaseOutcome;
-use crate::budget::{Budget, SIDE_LOOKUP_GRACE, alongside};
+use super::offer::Offer;
+use super::outcome::PurchaseOutcome;
+use crate::api::service::{Service, Stores};
+use crate::budget::{Budget, FEE_LOOKUP_BOUND, SIDE_LOOKUP_GRACE, alongside};
 use crate::payment::solana_rpc::transaction_fee;
 use crate::rules::ApiError;
 use crate::store::*;

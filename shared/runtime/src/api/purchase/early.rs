@@ -15,10 +15,10 @@ use payability_core::op::PaidOp;
 use payability_core::policy::TargetUrl;
 use payability_core::report::UtcMillis;
 
-use super::super::service::{Service, Stores};
-use super::Payment;
 use super::delivery::Delivery;
+use super::offer::Payment;
 use super::stop::Stop;
+use crate::api::service::{Service, Stores};
 use crate::budget::{Budget, EARLY_FETCH_LEASE, EARLY_FETCH_LEASE_BOUND};
 use crate::store::{Base58Id, EarlyFetchLease, UrlBinding};
 use crate::verdict::Fetched;

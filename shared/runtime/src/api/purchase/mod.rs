@@ -1,97 +1,45 @@
 //! One purchase of a verdict, whatever carries it: a typed [`PaidCall`] in, a typed
 //! [`PurchaseOutcome`] out (a challenge, a closed-form error, or the signed verdict, each
 //! with the settlement answer x402 clients read), at the seam of [`call`]. No header, status
-//! or body is decided here: each transport (`super::http`, `super::mcp`) is an adapter that
-//! reads its request into a call and renders the outcome. The state machine is described
-//! once, with every answer, in `docs/paid-flow.md`.
+//! or body is decided here: each transport (`super::http`, `super::mcp`, `super::a2a`) is an
+//! adapter that reads its request into a call and renders the outcome. The state machine is
+//! described once, with every answer, in `docs/paid-flow.md`.
 //!
 //! The claim markers and their moves are [`crate::store::ClaimMarker`] and
-//! [`crate::store::Transition`]; the time bounds are [`super::budget`].
+//! [`crate::store::Transition`]; the time bounds are [`crate::budget`].
 
 mod call;
 mod delivery;
 mod early;
 mod identifier;
+mod offer;
+mod outcome;
+mod payer;
 mod settlement;
-mod sign_in;
 mod stop;
 
-use payability_core::challenge::{OwnChallenge, requirements_v1, requirements_v2};
-use payability_core::op::PaidOp;
+use payability_core::challenge::{requirements_v1, requirements_v2};
 use payability_core::payment::receipt::did_web;
-use payability_core::payment::siwx::{ProvenWallet, SignInProof, SignInRefusal};
+use payability_core::payment::siwx::ProvenWallet;
 use payability_core::payment::x402::{
-    DecodedPayment, PaymentRefusal, Requirements, SettlementResponse, X402Version,
-    check_v2_accepted,
+    DecodedPayment, PaymentRefusal, Requirements, X402Version, check_v2_accepted,
 };
 use payability_core::policy::TargetUrl;
-use payability_core::report::SignedReport;
 
-use super::service::{Offer, Service, Stores};
+use super::service::{Service, Stores};
 use crate::budget::Budget;
 use crate::rules::{ApiError, Refusal};
 use crate::store::{
     ClaimMarker, ClaimOutcome, IN_FLIGHT_MS, IdentifierBinding, NewClaim, PaymentId, ResumeOutcome,
     Retry, StoredClaim, UrlBinding, UtcDay, UtcMillis,
 };
-pub(in crate::api) use call::{CallStyle, PaidArguments, PaidCall, Presented, fields_of};
+use call::PurchaseRequest;
+pub(in crate::api) use call::{PaidArguments, PaidCall, Presented, fields_of};
 use delivery::Delivery;
+pub(in crate::api) use offer::Offer;
+use offer::Payment;
+pub(in crate::api) use outcome::PurchaseOutcome;
 use stop::{Stop, store_failed};
-
-/// One purchase, as [`Service::buy`] assembles it from a transport's call.
-struct PurchaseRequest {
-    /// The op bought.
-    op: PaidOp,
-    /// The endpoint to check, vetted free; None when the call names none (an indexer's probe
-    /// gets the challenge).
-    target: Option<TargetUrl>,
-    /// The URL the buyer called: `resource` in our challenge, and the called URL a claim is
-    /// bound to.
-    resource_url: String,
-    /// How the call names the endpoint: the challenge describes the call that way.
-    call: CallStyle,
-    /// The payment presented, decoded by the transport from its own encoding (a refusal is
-    /// answered here, where the offer is known); None without one.
-    payment: Option<Result<DecodedPayment, PaymentRefusal>>,
-    /// The sign-in proof presented (x402 sign-in-with-x), decoded by the transport; None
-    /// without one.
-    proof: Option<Result<SignInProof, SignInRefusal>>,
-    /// The request carries the house credential: no payment, `house: true`.
-    house: bool,
-    /// The API's public base URL as this request reaches it: the `did:web` DID its
-    /// receipt is signed under (`<base>/.well-known/did.json` resolves it).
-    base_url: String,
-}
-
-/// How a purchase ends. `settlement` is the settlement answer x402 clients read, in the
-/// version of the payment it answers; None where no payment was presented or nothing about
-/// its settlement is said.
-pub(in crate::api) enum PurchaseOutcome {
-    /// Our challenge (HTTP 402): no payment, or a payment refused for `refusal`.
-    Offer { refusal: Refusal, challenge: OwnChallenge, settlement: Option<SettlementResponse> },
-    /// A closed-form error.
-    Refused { error: ApiError, settlement: Option<SettlementResponse> },
-    /// The signed verdict.
-    Delivered { report: Box<SignedReport>, settlement: Option<SettlementResponse> },
-}
-
-impl PurchaseOutcome {
-    /// A closed-form error that says nothing of a settlement.
-    pub(in crate::api) fn error(error: ApiError) -> Self {
-        Self::Refused { error, settlement: None }
-    }
-}
-
-/// A decoded payment matched to our terms: everything the facilitator and the store need.
-pub(super) struct Payment {
-    decoded: DecodedPayment,
-    /// The requirements the facilitator checks it against.
-    requirements: Requirements,
-    /// The claim key: the SHA-256 of the transaction message.
-    id: PaymentId,
-    /// The op it pays for.
-    op: PaidOp,
-}
 
 impl<S: Stores> Service<S> {
     /// Our challenge for an offer, carrying `refusal`'s rule and message in both legs.

@@ -3,10 +3,11 @@
 //! is typed ([`Verified`], [`Settled`], [`FacilitatorError`]); every claim move is a
 //! conditional write, so one payment settles at most once whatever retries race.
 
-use super::super::service::{Service, Stores};
 use super::delivery::Delivery;
+use super::offer::Payment;
 use super::stop::{Stop, store_failed};
-use super::{Budget, Payment};
+use crate::api::service::{Service, Stores};
+use crate::budget::Budget;
 use crate::payment::facilitator::{FacilitatorError, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled};
 use crate::payment::solana_rpc::{Landing, find_landing};
 use crate::rules::{ApiError, Refusal};

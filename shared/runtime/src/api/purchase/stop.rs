@@ -6,7 +6,7 @@
 use payability_core::challenge::OwnChallenge;
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 
-use super::PurchaseOutcome;
+use super::outcome::PurchaseOutcome;
 use crate::rules::{ApiError, Refusal};
 use crate::store::StoreError;
 
