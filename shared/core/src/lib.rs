@@ -6,6 +6,7 @@ pub mod capture;
 pub mod challenge;
 pub mod criteria;
 pub mod grade;
+pub mod keys;
 pub mod layout;
 pub mod op;
 pub mod payment;

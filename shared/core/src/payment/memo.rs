@@ -7,14 +7,15 @@
 //! That is always 52 ASCII characters, in the criteria's prefixed-opaque format class.
 //!
 //! The HMAC key is SHA-256 of the domain string [`MEMO_KEY_DOMAIN`] followed by the 32-byte
-//! Ed25519 signing seed, so the memo key changes with the signing key and is never the seed
-//! itself.
+//! Ed25519 signing seed ([`derive_key`]), so the memo key changes with the signing key and is
+//! never the seed itself.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
+use crate::keys::derive_key;
 use crate::op::PaidOp;
 use crate::report::UtcMillis;
 
@@ -48,10 +49,7 @@ pub struct MemoKey([u8; 32]);
 impl MemoKey {
     /// Derives the memo key: SHA-256 of [`MEMO_KEY_DOMAIN`] followed by the signing seed.
     pub fn derive(signing_seed: &[u8; 32]) -> Self {
-        let mut hasher = Sha256::new();
-        hasher.update(MEMO_KEY_DOMAIN);
-        hasher.update(signing_seed);
-        Self(hasher.finalize().into())
+        Self(derive_key(MEMO_KEY_DOMAIN, signing_seed))
     }
 
     /// A MAC keyed with this key, fed with the tag input for (route, expiry, nonce).
@@ -124,6 +122,8 @@ pub fn check_memo(key: &MemoKey, route: PaidOp, memo: &str, now: UtcMillis) -> M
 
 #[cfg(test)]
 mod tests {
+    use sha2::Digest;
+
     use super::*;
     use crate::grade::memo::{FormatClass, format_class};
 

@@ -1,13 +1,14 @@
 //! The claim's keys for the called URL, the `payment-identifier` id and the payer's purchase:
-//! `key = SHA-256(domain ‖ signing seed)`, one domain each, and the store keeps
+//! `key = SHA-256(domain ‖ signing seed)` ([`derive_key`]), one domain each, and the store keeps
 //! `HMAC-SHA256(key, called URL)` ([`UrlBinding`]), `HMAC-SHA256(key, id)`
 //! ([`IdentifierBinding`]) and `HMAC-SHA256(key, wallet ‖ 0 ‖ op ‖ 0 ‖ URL binding)`
 //! ([`PurchaseBinding`]), so a retry is recognised while the store never holds the URL or
 //! the id, nor a hash anyone without the seed could recompute from a guess.
 
 use hmac::{Hmac, Mac};
+use payability_core::keys::derive_key;
 use payability_core::policy::TargetUrl;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::store::{Base58Id, IdentifierBinding, PaidOp, PurchaseBinding, UrlBinding};
 
@@ -25,14 +26,6 @@ pub(in crate::api) struct BindingKey {
     purchase: [u8; 32],
 }
 
-/// SHA-256 of a domain followed by the seed.
-fn derived(domain: &[u8], signing_seed: &[u8; 32]) -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    hasher.update(domain);
-    hasher.update(signing_seed);
-    hasher.finalize().into()
-}
-
 /// HMAC-SHA256 of `input` under `key`.
 fn mac(key: &[u8; 32], input: &[u8]) -> [u8; 32] {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
@@ -44,9 +37,9 @@ impl BindingKey {
     /// Derives the keys from the signing seed.
     pub(in crate::api) fn derive(signing_seed: &[u8; 32]) -> Self {
         Self {
-            url: derived(BINDING_KEY_DOMAIN, signing_seed),
-            identifier: derived(IDENTIFIER_KEY_DOMAIN, signing_seed),
-            purchase: derived(PURCHASE_KEY_DOMAIN, signing_seed),
+            url: derive_key(BINDING_KEY_DOMAIN, signing_seed),
+            identifier: derive_key(IDENTIFIER_KEY_DOMAIN, signing_seed),
+            purchase: derive_key(PURCHASE_KEY_DOMAIN, signing_seed),
         }
     }
 
@@ -75,6 +68,7 @@ impl BindingKey {
 #[cfg(test)]
 mod tests {
     use payability_core::policy::{AddressRule, vet_target_url};
+    use sha2::Digest;
 
     use super::*;
 

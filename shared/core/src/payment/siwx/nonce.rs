@@ -7,8 +7,9 @@
 //! bytes big-endian) ‖ the random bytes).
 
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
+use crate::keys::derive_key;
 use crate::report::UtcMillis;
 
 /// Domain separation for the nonce key: `key = SHA-256(NONCE_KEY_DOMAIN ‖ signing seed)`.
@@ -32,10 +33,7 @@ pub struct NonceKey([u8; 32]);
 impl NonceKey {
     /// Derives the nonce key: SHA-256 of [`NONCE_KEY_DOMAIN`] followed by the signing seed.
     pub fn derive(signing_seed: &[u8; 32]) -> Self {
-        let mut hasher = Sha256::new();
-        hasher.update(NONCE_KEY_DOMAIN);
-        hasher.update(signing_seed);
-        Self(hasher.finalize().into())
+        Self(derive_key(NONCE_KEY_DOMAIN, signing_seed))
     }
 
     /// A MAC fed with the tag input for (issued-at, random bytes).
@@ -98,6 +96,8 @@ pub fn our_nonce(key: &NonceKey, nonce: &str, issued_at: UtcMillis) -> Option<Pr
 
 #[cfg(test)]
 mod tests {
+    use sha2::Digest;
+
     use super::*;
 
     const AT: UtcMillis = UtcMillis(1_780_000_000_000);
