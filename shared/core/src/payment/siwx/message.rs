@@ -3,7 +3,7 @@
 //! Python SDK 2.25.0, `formatSIWSMessage` of `@x402/extensions`): lines joined by `\n`, the
 //! optional lines only when their member is present and not empty.
 
-use super::SignInProof;
+use super::proof::SignInProof;
 
 /// The message the wallet signed, as UTF-8 text.
 pub fn siws_message(proof: &SignInProof) -> String {

@@ -9,6 +9,7 @@
 mod message;
 pub mod nonce;
 mod proof;
+mod refusal;
 
 use ed25519_dalek::{Signature, VerifyingKey};
 use serde_json::{Value, json};
@@ -22,6 +23,7 @@ use crate::report::UtcMillis;
 pub use message::siws_message;
 pub use nonce::{NonceKey, ProofNonce, issue_nonce, our_nonce};
 pub use proof::{MAX_PROOF_HEADER_BYTES, SignInProof, decode_proof_header};
+pub use refusal::SignInRefusal;
 
 /// The extension's key in a 402's `extensions`, and (any case) the request header of a proof.
 pub const SIGN_IN_WITH_X: &str = "sign-in-with-x";
@@ -35,98 +37,6 @@ pub const MESSAGE_VERSION: &str = "1";
 pub const SIGNATURE_TYPE: &str = "ed25519";
 /// The statement our challenges carry (the wallet shows it to its owner).
 pub const STATEMENT: &str = "Sign in to payability-verdict";
-
-/// Why a sign-in proof was refused (closed form: a rule id and a static message, never a
-/// received value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SignInRefusal {
-    /// The header value is longer than [`MAX_PROOF_HEADER_BYTES`].
-    HeaderTooLarge,
-    /// The header is not standard base64 of a JSON object with the proof's members.
-    HeaderMalformed,
-    /// Not version 1 of a Solana mainnet `ed25519` proof.
-    ChainUnsupported,
-    /// `domain` is not this service's.
-    DomainMismatch,
-    /// `uri` is not this route's URL.
-    UriMismatch,
-    /// The nonce was not issued by this service with this `issuedAt`.
-    NonceUnknown,
-    /// The nonce was spent by an earlier proof.
-    NonceUsed,
-    /// Issued more than [`PROOF_LIFETIME_MS`] ago, or past its `expirationTime`.
-    Expired,
-    /// `issuedAt` lies in the future, or `notBefore` is not reached.
-    NotYetValid,
-    /// The signature is not the address's over the message.
-    SignatureInvalid,
-}
-
-impl SignInRefusal {
-    /// Every refusal, for tables and tests.
-    pub const ALL: [Self; 10] = [
-        Self::HeaderTooLarge,
-        Self::HeaderMalformed,
-        Self::ChainUnsupported,
-        Self::DomainMismatch,
-        Self::UriMismatch,
-        Self::NonceUnknown,
-        Self::NonceUsed,
-        Self::Expired,
-        Self::NotYetValid,
-        Self::SignatureInvalid,
-    ];
-
-    /// The stable snake_case rule id.
-    pub fn rule(self) -> &'static str {
-        match self {
-            Self::HeaderTooLarge => "sign_in_header_too_large",
-            Self::HeaderMalformed => "sign_in_header_malformed",
-            Self::ChainUnsupported => "sign_in_chain_unsupported",
-            Self::DomainMismatch => "sign_in_domain_mismatch",
-            Self::UriMismatch => "sign_in_uri_mismatch",
-            Self::NonceUnknown => "sign_in_nonce_unknown",
-            Self::NonceUsed => "sign_in_nonce_used",
-            Self::Expired => "sign_in_expired",
-            Self::NotYetValid => "sign_in_not_yet_valid",
-            Self::SignatureInvalid => "sign_in_signature_invalid",
-        }
-    }
-
-    /// A static, human-readable explanation.
-    pub fn message(self) -> &'static str {
-        match self {
-            Self::HeaderTooLarge => "the SIGN-IN-WITH-X value is longer than 16384 bytes",
-            Self::HeaderMalformed => {
-                "SIGN-IN-WITH-X must be base64 of a JSON object with the sign-in-with-x proof's string members (domain, address, uri, version, chainId, type, nonce, issuedAt, signature; RFC 3339 times)"
-            }
-            Self::ChainUnsupported => {
-                "the proof must be version 1, chainId solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp and type ed25519"
-            }
-            Self::DomainMismatch => "the proof's domain is not this service's",
-            Self::UriMismatch => "the proof's uri is not the URL of the route it is sent to",
-            Self::NonceUnknown => {
-                "the proof's nonce and issuedAt are not a challenge this service issued; sign the sign-in-with-x challenge of a fresh 402"
-            }
-            Self::NonceUsed => {
-                "the proof's nonce was used before; sign the sign-in-with-x challenge of a fresh 402"
-            }
-            Self::Expired => {
-                "the proof's challenge was issued more than 5 minutes ago, or its expirationTime has passed; sign a fresh challenge"
-            }
-            Self::NotYetValid => "the proof's issuedAt or notBefore lies in the future",
-            Self::SignatureInvalid => {
-                "the signature is not an Ed25519 signature of the proof's address over its sign-in message"
-            }
-        }
-    }
-
-    /// True for the refusals that mean "not a well-formed proof header" (HTTP 400); the others
-    /// are answered with a fresh challenge to sign.
-    pub fn is_malformed(self) -> bool {
-        matches!(self, Self::HeaderTooLarge | Self::HeaderMalformed)
-    }
-}
 
 /// What a proof must name for one route: this service's domain (the host, and the port when
 /// the URL states one) and the route's URL (the request's public URL without its query).

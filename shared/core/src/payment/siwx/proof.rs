@@ -6,7 +6,7 @@
 use base64::Engine;
 use serde::Deserialize;
 
-use super::SignInRefusal;
+use super::refusal::SignInRefusal;
 use crate::payment::x402::PAYMENT_BASE64;
 
 /// Largest `SIGN-IN-WITH-X` value decoded, in bytes (a proof is well under a kilobyte).
