@@ -7,12 +7,14 @@
 
 pub mod signing_key_resource;
 
+use std::future::Future;
 use std::sync::Arc;
 
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, LambdaEvent, Request, RequestExt, service_fn};
 use payability_runtime::api::{
-    ApiRequest, Publication, Service, Stores, answer_criteria, answer_metrics, answer_unrouted,
+    ApiRequest, ApiResponse, Publication, Service, Stores, answer_criteria, answer_metrics,
+    answer_unrouted,
 };
 use payability_runtime::clock;
 use payability_runtime::routes::Route;
@@ -28,21 +30,21 @@ pub async fn run(routes: &'static [Route]) -> Result<(), lambda_http::Error> {
     let function = routes.first().map_or("", |route| route.function());
     let reader = Reader::of_function(function).expect("each route's function reads settings");
     let settings = started(Settings::from_env(reader))?;
-    started(startup::start(DynamoDbOnly, &settings, None, None, Serve(routes)).await)?
+    started(startup::start(DynamoDbOnly, &settings, None, None, Serve(Routes(routes))).await)?
 }
 
 /// Runs the MCP function: `POST /mcp` (every tool), with the settings it reads.
 pub async fn run_mcp() -> Result<(), lambda_http::Error> {
     init_logs();
     let settings = started(Settings::from_env(Reader::Mcp))?;
-    started(startup::start(DynamoDbOnly, &settings, None, None, ServeMcp).await)?
+    started(startup::start(DynamoDbOnly, &settings, None, None, Serve(Mcp)).await)?
 }
 
 /// Runs the A2A function: `POST /a2a` (every skill), with the settings it reads.
 pub async fn run_a2a() -> Result<(), lambda_http::Error> {
     init_logs();
     let settings = started(Settings::from_env(Reader::A2a))?;
-    started(startup::start(DynamoDbOnly, &settings, None, None, ServeA2a).await)?
+    started(startup::start(DynamoDbOnly, &settings, None, None, Serve(A2a)).await)?
 }
 
 /// A start-up step's result; a failure is logged as one line naming the problem (the
@@ -69,10 +71,10 @@ pub async fn run_criteria() -> Result<(), lambda_http::Error> {
         keys: settings.keys.entries(&current),
         public_base_url: settings.public_base_url,
     });
-    lambda_http::run(service_fn(move |event: Request| {
-        let response = answer_criteria(&api_request(event), &publication);
-        async move { Ok::<_, lambda_http::Error>(response.into_http().map(Body::from)) }
-    }))
+    serve_events(move |request| {
+        let response = answer_criteria(&request, &publication);
+        async move { response }
+    })
     .await
 }
 
@@ -92,14 +94,10 @@ impl WithStore for ServeMetrics {
 
     async fn with<S: Stores + Send + Sync + 'static>(self, store: S) -> Self::Output {
         let store = Arc::new(store);
-        lambda_http::run(service_fn(move |event: Request| {
+        serve_events(move |request| {
             let store = store.clone();
-            async move {
-                let response =
-                    answer_metrics(&api_request(event), store.as_ref(), clock::now()).await;
-                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-            }
-        }))
+            async move { answer_metrics(&request, store.as_ref(), clock::now()).await }
+        })
         .await
     }
 }
@@ -124,69 +122,96 @@ pub async fn run_signing_key_resource() -> Result<(), lambda_http::Error> {
 /// configuration, key or store.
 pub async fn run_not_covered() -> Result<(), lambda_http::Error> {
     init_logs();
-    lambda_http::run(service_fn(|event: Request| async move {
-        let response = answer_unrouted(&api_request(event));
-        Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-    }))
+    serve_events(|request| {
+        let response = answer_unrouted(&request);
+        async move { response }
+    })
     .await
 }
 
-/// Serves `routes` with the built service.
-struct Serve(&'static [Route]);
+/// Which of the service's handlers answers a function's events.
+trait Handler: Copy + Send + Sync + 'static {
+    /// Answers one request with `service`.
+    fn answer<S: Stores + Send + Sync + 'static>(
+        self,
+        service: &Service<S>,
+        request: ApiRequest,
+    ) -> impl Future<Output = ApiResponse> + Send;
+}
 
-impl WithService for Serve {
+/// The routes of one function ([`Service::handle_served`]).
+#[derive(Clone, Copy)]
+struct Routes(&'static [Route]);
+
+impl Handler for Routes {
+    async fn answer<S: Stores + Send + Sync + 'static>(
+        self,
+        service: &Service<S>,
+        request: ApiRequest,
+    ) -> ApiResponse {
+        service.handle_served(self.0, request).await
+    }
+}
+
+/// The MCP endpoint ([`Service::handle_mcp`]).
+#[derive(Clone, Copy)]
+struct Mcp;
+
+impl Handler for Mcp {
+    async fn answer<S: Stores + Send + Sync + 'static>(
+        self,
+        service: &Service<S>,
+        request: ApiRequest,
+    ) -> ApiResponse {
+        service.handle_mcp(request).await
+    }
+}
+
+/// The A2A endpoint ([`Service::handle_a2a`]).
+#[derive(Clone, Copy)]
+struct A2a;
+
+impl Handler for A2a {
+    async fn answer<S: Stores + Send + Sync + 'static>(
+        self,
+        service: &Service<S>,
+        request: ApiRequest,
+    ) -> ApiResponse {
+        service.handle_a2a(request).await
+    }
+}
+
+/// Serves a function's events with the built service, each answered by `H`: the one adapter
+/// of every function that holds a service. Generic, so that a function links only its own
+/// handler (no MCP or A2A code in the others).
+struct Serve<H>(H);
+
+impl<H: Handler> WithService for Serve<H> {
     type Output = Result<(), lambda_http::Error>;
 
     async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
-        let routes = self.0;
+        let handler = self.0;
         let service = Arc::new(service);
-        lambda_http::run(service_fn(move |event: Request| {
+        serve_events(move |request| {
             let service = service.clone();
-            async move {
-                let response = service.handle_served(routes, api_request(event)).await;
-                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-            }
-        }))
+            async move { handler.answer(&service, request).await }
+        })
         .await
     }
 }
 
-/// Serves the MCP endpoint with the built service.
-struct ServeMcp;
-
-impl WithService for ServeMcp {
-    type Output = Result<(), lambda_http::Error>;
-
-    async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
-        let service = Arc::new(service);
-        lambda_http::run(service_fn(move |event: Request| {
-            let service = service.clone();
-            async move {
-                let response = service.handle_mcp(api_request(event)).await;
-                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-            }
-        }))
-        .await
-    }
-}
-
-/// Serves the A2A endpoint with the built service.
-struct ServeA2a;
-
-impl WithService for ServeA2a {
-    type Output = Result<(), lambda_http::Error>;
-
-    async fn with<S: Stores + Send + Sync + 'static>(self, service: Service<S>) -> Self::Output {
-        let service = Arc::new(service);
-        lambda_http::run(service_fn(move |event: Request| {
-            let service = service.clone();
-            async move {
-                let response = service.handle_a2a(api_request(event)).await;
-                Ok::<_, lambda_http::Error>(response.into_http().map(Body::from))
-            }
-        }))
-        .await
-    }
+/// Runs the Lambda event loop: each API Gateway event read as a request ([`api_request`]) and
+/// answered by `answer`.
+async fn serve_events<F, A>(answer: F) -> Result<(), lambda_http::Error>
+where
+    F: Fn(ApiRequest) -> A + Send + Sync,
+    A: Future<Output = ApiResponse> + Send,
+{
+    lambda_http::run(service_fn(move |event: Request| {
+        let answered = answer(api_request(event));
+        async move { Ok::<_, lambda_http::Error>(answered.await.into_http().map(Body::from)) }
+    }))
+    .await
 }
 
 /// An API Gateway event as the handlers take it: the path without the stage prefix, and

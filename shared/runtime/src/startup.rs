@@ -6,6 +6,7 @@
 //! ([`DynamoDbOrEmbedded`]).
 
 use std::future::Future;
+use std::path::PathBuf;
 
 use aws_config::SdkConfig;
 
@@ -83,8 +84,17 @@ pub async fn aws_sdk_config() -> SdkConfig {
 
 /// The stores a binary can open. A store a binary cannot open is never instantiated: no
 /// `Service` over it and none of its code (for SQLite, its C library) is in that binary, so
-/// each Lambda function links the store it runs on and no other.
-pub trait LinkedStores {
+/// each Lambda function links the store it runs on and no other. Every binary links
+/// DynamoDB's; what differs is only the embedded store ([`Self::open_embedded`]).
+pub trait LinkedStores: Sized {
+    /// Opens the embedded SQLite file at `path` and hands it to `then`, or says why this
+    /// binary does not.
+    fn open_embedded<W: WithStore>(
+        self,
+        path: PathBuf,
+        then: W,
+    ) -> impl Future<Output = Result<W::Output, StartError>>;
+
     /// Opens the chosen store and hands it to `then`; DynamoDB uses `sdk`, else a
     /// configuration loaded now.
     fn open<W: WithStore>(
@@ -92,7 +102,14 @@ pub trait LinkedStores {
         choice: StoreChoice,
         sdk: Option<&SdkConfig>,
         then: W,
-    ) -> impl Future<Output = Result<W::Output, StartError>>;
+    ) -> impl Future<Output = Result<W::Output, StartError>> {
+        async move {
+            match choice {
+                StoreChoice::DynamoDb(tables) => Ok(then.with(dynamodb(tables, sdk).await).await),
+                StoreChoice::Embedded(path) => self.open_embedded(path, then).await,
+            }
+        }
+    }
 }
 
 /// DynamoDB's store alone: every Lambda function (the embedded store is a setting error).
@@ -111,33 +128,19 @@ pub const EMBEDDED_NOT_LINKED: SettingError = SettingError {
 };
 
 impl LinkedStores for DynamoDbOnly {
-    async fn open<W: WithStore>(
-        self,
-        choice: StoreChoice,
-        sdk: Option<&SdkConfig>,
-        then: W,
-    ) -> Result<W::Output, StartError> {
-        match choice {
-            StoreChoice::DynamoDb(tables) => Ok(then.with(dynamodb(tables, sdk).await).await),
-            StoreChoice::Embedded(_) => Err(StartError::Setting(EMBEDDED_NOT_LINKED)),
-        }
+    async fn open_embedded<W: WithStore>(self, _: PathBuf, _: W) -> Result<W::Output, StartError> {
+        Err(StartError::Setting(EMBEDDED_NOT_LINKED))
     }
 }
 
 impl LinkedStores for DynamoDbOrEmbedded {
-    async fn open<W: WithStore>(
+    async fn open_embedded<W: WithStore>(
         self,
-        choice: StoreChoice,
-        sdk: Option<&SdkConfig>,
+        path: PathBuf,
         then: W,
     ) -> Result<W::Output, StartError> {
-        match choice {
-            StoreChoice::DynamoDb(tables) => Ok(then.with(dynamodb(tables, sdk).await).await),
-            StoreChoice::Embedded(path) => {
-                let store = SqliteStore::open(&path).map_err(StartError::Store)?;
-                Ok(then.with(store).await)
-            }
-        }
+        let store = SqliteStore::open(&path).map_err(StartError::Store)?;
+        Ok(then.with(store).await)
     }
 }
 
