@@ -6,9 +6,10 @@
 //! the criteria document list both from [`ApiError::all`] and [`Refusal::all`]; the EMF
 //! `Rule` dimension takes its values from [`closed`].
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use http::StatusCode;
+use payability_core::challenge::price_usd;
 use payability_core::payment::siwx::SignInRefusal;
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::policy::PolicyRefusal;
@@ -345,7 +346,13 @@ impl Refusal {
     pub fn message(self) -> &'static str {
         match self {
             Self::PaymentRequired => {
-                "pay $0.01 in USDC on Solana with this challenge, then repeat the request with the payment"
+                static PAY: LazyLock<String> = LazyLock::new(|| {
+                    format!(
+                        "pay {} in USDC on Solana with this challenge, then repeat the request with the payment",
+                        price_usd()
+                    )
+                });
+                &PAY
             }
             Self::Terms(refusal) => refusal.message(),
             Self::NotVerified(_) => {

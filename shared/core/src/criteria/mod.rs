@@ -317,6 +317,7 @@ pub fn criteria_document(signing_keys: Vec<SigningKeyEntry>) -> CriteriaDocument
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::challenge::{PRICE_USDC_UNITS, price_usd};
 
     #[test]
     fn embedded_text_parses_and_matches_the_shared_specification_when_present() {
@@ -343,5 +344,41 @@ mod tests {
         assert_eq!(doc["verification"]["steps"].as_array().unwrap().len(), 5);
         assert_eq!(doc["corpus_replay"]["sha256"], CORPUS_SHA256);
         assert_eq!(doc["corpus_replay"]["id"], CORPUS_ID);
+    }
+
+    /// Every dollar amount (`$`, digits, `.`, digits) in `text`.
+    fn dollar_amounts(text: &str) -> Vec<&str> {
+        let amount = |at: usize| {
+            let digits = text[at + 1..]
+                .find(|c: char| !c.is_ascii_digit() && c != '.')
+                .map_or(&text[at + 1..], |end| &text[at + 1..at + 1 + end])
+                .trim_end_matches('.');
+            let is_amount =
+                digits.starts_with(|c: char| c.is_ascii_digit()) && digits.contains('.');
+            is_amount.then(|| &text[at..=at + digits.len()])
+        };
+        text.match_indices('$').filter_map(|(at, _)| amount(at)).collect()
+    }
+
+    /// The specification's text is not ours to edit (a new price is a new criteria revision),
+    /// so it is held to the constant: both ops' price and every dollar amount it states.
+    #[test]
+    fn the_published_price_is_the_constant() {
+        let (texts, price) = (published(), price_usd());
+        let mut wrong = Vec::new();
+        for (op, stated) in [("check", &texts.price), ("memo", &texts.memo_op.price)] {
+            if stated.usdc_units_per_call != PRICE_USDC_UNITS || stated.label != price {
+                wrong.push(format!("{op}: {} units, {}", stated.usdc_units_per_call, stated.label));
+            }
+        }
+        let amounts = dollar_amounts(SEED_JSON);
+        assert!(amounts.len() > 2, "the text states the price: {amounts:?}");
+        wrong.extend(amounts.into_iter().filter(|a| *a != price).map(|a| format!("text: {a}")));
+        assert!(
+            wrong.is_empty(),
+            "the price is {price} ({PRICE_USDC_UNITS} USDC units); the criteria text states \
+             {wrong:?} (a new price is a new criteria revision)"
+        );
+        assert_eq!(dollar_amounts("$0.01. $1.00, $1 $x $.5 a$"), ["$0.01", "$1.00"]);
     }
 }

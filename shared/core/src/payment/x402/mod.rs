@@ -15,6 +15,8 @@
 mod version;
 mod wire;
 
+use std::sync::LazyLock;
+
 use base64::Engine;
 use base64::alphabet::STANDARD;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -23,6 +25,7 @@ use serde_json::Value;
 use super::memo::{MemoCheck, MemoKey, check_memo};
 pub use super::transaction::MAX_TRANSACTION_BYTES;
 use super::transaction::PaymentTransaction;
+use crate::challenge::PRICE_USDC_UNITS;
 use crate::op::PaidOp;
 use crate::report::UtcMillis;
 pub use version::{
@@ -150,7 +153,12 @@ impl PaymentRefusal {
             Self::WrongScheme => "the payment scheme is not exact",
             Self::WrongNetwork => "the payment is not for Solana mainnet",
             Self::WrongAmount => {
-                "the payment amount is not the price of this route (10000 USDC units)"
+                static WRONG_AMOUNT: LazyLock<String> = LazyLock::new(|| {
+                    format!(
+                        "the payment amount is not the price of this route ({PRICE_USDC_UNITS} USDC units)"
+                    )
+                });
+                &WRONG_AMOUNT
             }
             Self::WrongAsset => "the payment asset is not the USDC mint",
             Self::WrongPayTo => "the payment recipient is not this service's wallet",
@@ -724,7 +732,7 @@ mod tests {
         let ours = issued(&memo);
         let reordered: Value =
             serde_json::from_str(&format!(
-                r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"10000","network":"{NETWORK_V2}","scheme":"exact"}}"#
+                r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"{PRICE_USDC_UNITS}","network":"{NETWORK_V2}","scheme":"exact"}}"#
             ))
             .unwrap();
         assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidOp::Check, NOW), Ok(ours));

@@ -4,11 +4,10 @@
 //! The skills are the routes an agent calls by name ([`Route::AGENT_CALLS`]); the x402 A2A
 //! extension is required (two of them are paid).
 
-use payability_core::challenge::PRICE_USDC_UNITS;
+use payability_core::challenge::{PRICE_USDC_UNITS, price_usd};
 use payability_core::criteria::{CRITERIA_ID, published};
 use serde_json::{Value, json};
 
-use super::openapi::usd_price;
 use crate::base_url::Base;
 use crate::routes::Route;
 
@@ -31,12 +30,12 @@ pub(super) fn agent_card(base: &Base) -> Value {
             "Signed, field-level verdicts on whether an x402 endpoint's HTTP 402 challenge is \
              payable, as served right now to an unauthenticated stranger (criteria \
              {CRITERIA_ID}). check (one fetch, states {check_states}) and memo (two fetches, \
-             states {memo_states}) cost ${price} each in USDC on Solana, paid with the x402 A2A \
+             states {memo_states}) cost {price} each in USDC on Solana, paid with the x402 A2A \
              extension; criteria and precheck are free. Verify a report against the keys the \
              criteria skill publishes.",
             check_states = texts.states.join(", "),
             memo_states = texts.memo_op.states.join(", "),
-            price = usd_price(PRICE_USDC_UNITS),
+            price = price_usd(),
         ),
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": [
@@ -74,12 +73,12 @@ pub(super) fn agent_card(base: &Base) -> Value {
 /// One skill: a route called by name, with the input its message carries.
 fn skill(route: Route) -> Value {
     let name = route.name();
-    let price = usd_price(PRICE_USDC_UNITS);
+    let price = price_usd();
     let (title, what, input, tags): (_, _, _, &[&str]) = match route {
         Route::Check => (
             "Check a 402 challenge",
             format!(
-                "Paid (${price}, x402): one fetch of the endpoint, graded by the check rule (six \
+                "Paid ({price}, x402): one fetch of the endpoint, graded by the check rule (six \
                  states); the signed report as the task's artifact."
             ),
             r#"{"skill": "check", "url": "<endpoint>"}"#,
@@ -88,7 +87,7 @@ fn skill(route: Route) -> Value {
         Route::Memo => (
             "Check a challenge's memo binding",
             format!(
-                "Paid (${price}, x402): two back-to-back fetches of the endpoint, graded by the \
+                "Paid ({price}, x402): two back-to-back fetches of the endpoint, graded by the \
                  memo rule (five states); the signed report as the task's artifact."
             ),
             r#"{"skill": "memo", "url": "<endpoint>"}"#,

@@ -1,16 +1,15 @@
 //! `GET /llms.txt`: what this is, where it is, how to pay and how to verify, in a few lines.
 
-use payability_core::challenge::PRICE_USDC_UNITS;
+use payability_core::challenge::price_usd;
 use payability_core::criteria::{CRITERIA_ID, published};
 
-use super::openapi::usd_price;
 use crate::base_url::Base;
 use crate::routes::Route;
 
 /// The text for a base URL.
 pub(super) fn llms_txt(base: &Base) -> String {
     let url = |route: Route| base.url(route.path());
-    let price = usd_price(PRICE_USDC_UNITS);
+    let price = price_usd();
     let texts = published();
     let check = url(Route::Check);
     let memo = url(Route::Memo);
@@ -28,9 +27,9 @@ pub(super) fn llms_txt(base: &Base) -> String {
          ## Use\n\
          \n\
          - `POST {check}` with `{{\"url\": \"<endpoint>\"}}`, or `GET {check}?url=<endpoint>`: \
-         one fetch, a signed check report (states {check_states}). ${price}.\n\
+         one fetch, a signed check report (states {check_states}). {price}.\n\
          - `POST {memo}` (or `GET ?url=`): two back-to-back fetches, a signed memo-binding \
-         report ({memo_states}). ${price}.\n\
+         report ({memo_states}). {price}.\n\
          - A GET whose URL (path and query) is over {get_bytes} bytes is refused free \
          (`url_too_long_for_get`): its paid retry would not pass an API gateway; use POST.\n\
          - `POST {precheck}` with `{{\"url\", \"op\"?, \"caller\"?}}`: free, the URL policy only \
@@ -47,7 +46,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
          ## Pay\n\
          \n\
          The first request answers 402 with the challenge: the x402 v2 `PAYMENT-REQUIRED` \
-         header (base64 JSON) and the v1 JSON body; ${price} in USDC on Solana, scheme `exact`. \
+         header (base64 JSON) and the v1 JSON body; {price} in USDC on Solana, scheme `exact`. \
          Pay it with any x402 client and repeat the same request with `PAYMENT-SIGNATURE` (v2) \
          or `X-PAYMENT` (v1). A refused payment answers 402 again with `error` \
          \"<rule>: <message>\" in both legs; nothing is charged before the URL is accepted.\n\

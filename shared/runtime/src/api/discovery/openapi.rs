@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use http::Method;
-use payability_core::challenge::PRICE_USDC_UNITS;
+use payability_core::challenge::{PRICE_USDC_UNITS, price_usd, usd_amount};
 use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256, CRITERIA_ID, CRITERIA_REVISION};
 use payability_core::op::PaidOp;
 use payability_core::payment::x402::{
@@ -34,14 +34,6 @@ answer was lost goes again only to the wallet that paid, signed in: every 402 de
 extensions[\"sign-in-with-x\"]; sign it and repeat the request with SIGN-IN-WITH-X (no \
 payment needed). A pre-check naming a wallet spends that wallet's free allowance and must be \
 signed by it the same way.";
-
-/// A price in USDC base units (6 decimals) as USD text with at least two decimals.
-pub(super) fn usd_price(units: u64) -> String {
-    let cents = format!("{:06}", units % 1_000_000);
-    let fraction = cents.trim_end_matches('0');
-    let fraction = if fraction.len() < 2 { &cents[..2] } else { fraction };
-    format!("{}.{fraction}", units / 1_000_000)
-}
 
 /// The OpenAPI document for a base URL.
 pub fn openapi_document(base: &Base) -> Value {
@@ -132,7 +124,7 @@ fn operation(route: Route, method: &Method) -> Value {
         Route::Check | Route::Memo => {
             let paid = route.paid().expect("a paid route");
             operation["x-payment-info"] = json!({
-                "price": {"mode": "fixed", "currency": "USD", "amount": usd_price(PRICE_USDC_UNITS)},
+                "price": {"mode": "fixed", "currency": "USD", "amount": usd_amount(PRICE_USDC_UNITS)},
                 "protocols": [{"x402": {}}],
             });
             if method == Method::GET {
@@ -321,14 +313,14 @@ fn json_rpc(operation: &mut Value, responses: &mut Map<String, Value>) {
 }
 
 fn summary(route: Route, method: &Method) -> String {
-    let price = usd_price(PRICE_USDC_UNITS);
+    let price = price_usd();
     let how = if method == Method::GET { "?url=<endpoint>" } else { "{\"url\"} body" };
     match route {
         Route::Check => {
-            format!("Paid (${price}): one fetch of the endpoint ({how}), a signed check report")
+            format!("Paid ({price}): one fetch of the endpoint ({how}), a signed check report")
         }
         Route::Memo => format!(
-            "Paid (${price}): two back-to-back fetches of the endpoint ({how}), a signed memo-binding report"
+            "Paid ({price}): two back-to-back fetches of the endpoint ({how}), a signed memo-binding report"
         ),
         Route::Precheck => "Free: the URL policy only, signed (100 a day, 5,000 ms apart)".into(),
         Route::Criteria => "Free: the criteria document and the signing keys".into(),
@@ -339,10 +331,10 @@ fn summary(route: Route, method: &Method) -> String {
         Route::Corpus => "Free: the pinned test corpus, as committed".into(),
         Route::DidDocument => "Free: the DID document that resolves the receipts' keys".into(),
         Route::Mcp => format!(
-            "MCP (Streamable HTTP, stateless JSON): the free tools and the paid ones (${price} each)"
+            "MCP (Streamable HTTP, stateless JSON): the free tools and the paid ones ({price} each)"
         ),
         Route::A2a => format!(
-            "A2A (JSON-RPC, stateless): the free skills and the paid ones (${price} each, the x402 A2A extension)"
+            "A2A (JSON-RPC, stateless): the free skills and the paid ones ({price} each, the x402 A2A extension)"
         ),
         Route::AgentCard => "Free: the A2A agent card".into(),
         Route::Page => "Free: the web page for people".into(),
@@ -420,18 +412,4 @@ fn error_responses() -> Map<String, Value> {
             (status.to_string(), response)
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prices_are_usd_with_at_least_two_decimals() {
-        for (units, usd) in
-            [(10_000, "0.01"), (1_000_000, "1.00"), (1_234_567, "1.234567"), (500, "0.0005")]
-        {
-            assert_eq!(usd_price(units), usd, "{units}");
-        }
-    }
 }

@@ -61,7 +61,7 @@ fn initialize(params: &Value) -> Value {
         "protocolVersion": agreed.unwrap_or(PROTOCOL_VERSIONS[0]),
         "capabilities": {"tools": {"listChanged": false}},
         "serverInfo": {"name": "payability-verdict", "version": env!("CARGO_PKG_VERSION")},
-        "instructions": tools::INSTRUCTIONS,
+        "instructions": tools::instructions(),
     })
 }
 

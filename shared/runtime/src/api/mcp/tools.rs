@@ -1,7 +1,7 @@
 //! The MCP tools ([`Tool`]): four of the routes, each named as its route is in logs, with
 //! the input schema of its request and the output schema OpenAPI publishes for its answer.
 
-use payability_core::challenge::PRICE_USDC_UNITS;
+use payability_core::challenge::{PRICE_USDC_UNITS, price_usd};
 use payability_core::op::PaidOp;
 use serde_json::{Value, json};
 
@@ -41,12 +41,16 @@ impl Tool {
 }
 
 /// What `initialize` tells the agent.
-pub(super) const INSTRUCTIONS: &str = "payability-verdict: whether an x402 endpoint's 402 \
-    challenge is payable right now, as a signed report. criteria and precheck are free; check \
-    and memo cost 10000 USDC base units ($0.01) on Solana, paid with x402 v2 in \
-    params._meta[\"x402/payment\"] after the first call answers isError with the \
-    PaymentRequired in structuredContent. Verify a report against the criteria tool's \
-    signing_keys.";
+pub(super) fn instructions() -> String {
+    format!(
+        "payability-verdict: whether an x402 endpoint's 402 challenge is payable right now, as a \
+         signed report. criteria and precheck are free; check and memo cost {PRICE_USDC_UNITS} \
+         USDC base units ({usd}) on Solana, paid with x402 v2 in params._meta[\"x402/payment\"] \
+         after the first call answers isError with the PaymentRequired in structuredContent. \
+         Verify a report against the criteria tool's signing_keys.",
+        usd = price_usd(),
+    )
+}
 
 /// Every tool as `tools/list` gives it.
 pub(super) fn listed() -> Vec<Value> {

@@ -186,12 +186,17 @@ mod tests {
     fn every_dollar_amount_the_page_states_is_the_price() {
         let price = payability_core::challenge::price_usd();
         let script = std::str::from_utf8(PAGE_JS).unwrap();
+        let mut wrong = Vec::new();
         for (file, text) in [("web/index.html", PAGE_HTML), ("web/dist/page.js", script)] {
             let amounts = dollar_amounts(text);
             assert!(!amounts.is_empty(), "{file} states the price");
-            for amount in amounts {
-                assert_eq!(amount, price, "{file} states {amount}, not the price");
-            }
+            wrong.extend(
+                amounts.into_iter().filter(|a| *a != price).map(|a| format!("{file}: {a}")),
+            );
         }
+        assert!(
+            wrong.is_empty(),
+            "the price is {price}, but the page states {wrong:?}: change web/ and run scripts/build-web"
+        );
     }
 }
