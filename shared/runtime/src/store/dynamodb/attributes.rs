@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// A stored item, attribute by attribute.
 pub(super) type Item = HashMap<String, AttributeValue>;

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// What a conditional write came to.
 pub(super) enum Conditional<T> {

@@ -4,9 +4,9 @@
 
 use aws_sdk_dynamodb::types::ReturnValue;
 
-use super::DynamoStore;
 use super::attributes::{KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, read_number};
 use super::errors::{Conditional, conditional, unavailable};
+use super::handle::DynamoStore;
 use crate::store::{
     CallerKey, DAY_MS, FREE_TIER_TTL_MS, FreeCaller, FreeTier, FreeTierDecision, StoreError,
     UtcMillis,

@@ -1,8 +1,8 @@
 //! The FX table: the published USD/CAD rate per transaction date (`usd_cad`, `rate_date`).
 
-use super::DynamoStore;
 use super::attributes::{KEY, key_of, read_text, text};
 use super::errors::{conditional, unavailable};
+use super::handle::DynamoStore;
 use crate::store::{CadRate, RateCache, StoreError, UtcDay};
 
 /// The item key of a transaction date's rate.

@@ -3,9 +3,9 @@
 use aws_config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 
-use super::DynamoStore;
 use super::attributes::{Item, KEY, key_of, number, read_text, text};
 use super::errors::{Conditional, Transacted, conditional, transacted, unavailable};
+use super::handle::DynamoStore;
 use super::metrics::write_key;
 use crate::store::ledger_record::{Field, LEDGER_ATTRIBUTES, ledger_entry, ledger_fields};
 use crate::store::{

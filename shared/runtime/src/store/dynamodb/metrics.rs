@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 
-use super::DynamoStore;
 use super::attributes::{Item, KEY, key_of, number, read_number};
 use super::errors::{Conditional, conditional, unavailable};
+use super::handle::DynamoStore;
 use crate::store::{
     Counter, DAY_MS, DAY0_KEY, Day0Outcome, DayCounts, MAX_METRICS_DAYS, Metrics, StoreError,
     UtcDay, UtcMillis,

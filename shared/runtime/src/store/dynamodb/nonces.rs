@@ -4,11 +4,11 @@
 
 use payability_core::payment::siwx::ProofNonce;
 
-use super::DynamoStore;
 use super::attributes::{
     KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, random_token, read_text, text,
 };
 use super::errors::{Conditional, conditional, unavailable};
+use super::handle::DynamoStore;
 use crate::store::{NonceSpend, ProofNonces, StoreError, UtcMillis, nonce_key};
 
 impl ProofNonces for DynamoStore {

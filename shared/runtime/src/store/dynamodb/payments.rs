@@ -14,12 +14,12 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::{AttributeValue, Put, ReturnValue, TransactWriteItem, Update};
 
-use super::DynamoStore;
 use super::attributes::{
     Item, KEY, TTL_ATTRIBUTE, epoch_seconds, key_of, number, random_token, read_number, read_text,
     text,
 };
 use super::errors::{Conditional, Transacted, conditional, unavailable};
+use super::handle::DynamoStore;
 use crate::store::{
     AdvanceOutcome, Base58Id, CLAIM_TTL_MS, ClaimMarker, ClaimOutcome, EarlyFetchLease,
     IN_FLIGHT_MS, IdentifierBinding, MAX_RESUMES, NewClaim, PaymentClaims, PaymentId,

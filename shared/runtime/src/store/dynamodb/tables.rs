@@ -11,10 +11,10 @@ use aws_sdk_dynamodb::types::{
     TimeToLiveSpecification, TimeToLiveStatus,
 };
 
-use super::StoreError;
 use super::attributes::{KEY, TTL_ATTRIBUTE};
 use super::errors::unavailable;
 use crate::settings;
+use crate::store::StoreError;
 
 /// How long [`create_tables`] waits for one table to become active.
 const ACTIVE_WAIT: Duration = Duration::from_secs(60);
