@@ -3,7 +3,8 @@
 //! published, and the previous keys with their validity windows
 //! ([`super::PREVIOUS_SIGNING_KEYS`]), so reports signed before a rotation stay verifiable.
 //! Each of the three settings has its parser here; [`KeyPublication::assemble`] checks them
-//! together.
+//! together. The settings themselves are the table's (`settings/mod.rs`), which names these
+//! parsers: nothing here reads the table.
 
 use std::ffi::OsStr;
 
@@ -14,8 +15,6 @@ use payability_core::criteria::SigningKeyEntry;
 use payability_core::report::UtcMillis;
 use payability_core::signing::PublicKeyDescriptor;
 use serde::Deserialize;
-
-use super::{PREVIOUS_SIGNING_KEYS, SIGNING_KEY_VALID_FROM, SIGNING_PUBLIC_KEY, SettingError};
 
 /// What a deployment says about its keys.
 #[derive(Debug, Clone, Default)]
@@ -93,30 +92,18 @@ pub(super) fn previous_keys(value: &OsStr) -> Result<Vec<SigningKeyEntry>, &'sta
 const TWICE: &str = "lists a key twice or the current key";
 
 impl KeyPublication {
-    /// Checks and assembles the three settings as text (each None when unset).
-    pub fn parse(
-        pinned: Option<&str>,
-        valid_from: Option<&str>,
-        previous: Option<&str>,
-    ) -> Result<Self, SettingError> {
-        Self::assemble(
-            SIGNING_PUBLIC_KEY.parse_text(pinned)?,
-            SIGNING_KEY_VALID_FROM.parse_text(valid_from)?,
-            PREVIOUS_SIGNING_KEYS.parse_text(previous)?,
-        )
-    }
-
-    /// Assembles the three parsed settings: no retired key may be the current one.
+    /// Assembles the three parsed settings: no retired key may be the current one (else the
+    /// problem of the previous keys' setting).
     pub fn assemble(
         pinned: Option<PublicKeyDescriptor>,
         current_valid_from: Option<String>,
         previous: Option<Vec<SigningKeyEntry>>,
-    ) -> Result<Self, SettingError> {
+    ) -> Result<Self, &'static str> {
         let previous = previous.unwrap_or_default();
         let current =
             |e: &SigningKeyEntry| pinned.as_ref().is_some_and(|p| p.key_id == e.descriptor.key_id);
         if previous.iter().any(current) {
-            return Err(SettingError { variable: PREVIOUS_SIGNING_KEYS.name(), problem: TWICE });
+            return Err(TWICE);
         }
         Ok(Self { pinned, current_valid_from, previous })
     }
@@ -129,76 +116,5 @@ impl KeyPublication {
             valid_until: None,
         };
         std::iter::once(now).chain(self.previous.iter().cloned()).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ed25519_dalek::SigningKey;
-
-    fn x_of(seed: u8) -> String {
-        URL_SAFE_NO_PAD.encode(SigningKey::from_bytes(&[seed; 32]).verifying_key().as_bytes())
-    }
-
-    fn previous(seed: u8, from: Option<&str>, until: &str) -> String {
-        let from = from.map_or(String::new(), |f| format!(r#""validFrom":"{f}","#));
-        format!(r#"{{"publicKey":"{}",{from}"validUntil":"{until}"}}"#, x_of(seed))
-    }
-
-    #[test]
-    fn settings_are_checked_and_assembled() {
-        const FROM: &str = "2026-01-01T00:00:00.000Z";
-        const UNTIL: &str = "2026-06-01T00:00:00.000Z";
-        let one = format!("[{}]", previous(2, Some(FROM), UNTIL));
-        let open_start = format!("[{}]", previous(2, None, UNTIL));
-        let two = format!("[{},{}]", previous(2, None, FROM), previous(3, Some(FROM), UNTIL));
-        let reversed = format!("[{}]", previous(2, Some(UNTIL), FROM));
-        let repeated = format!("[{},{}]", previous(2, None, FROM), previous(2, None, UNTIL));
-        let current_again = format!("[{}]", previous(1, None, UNTIL));
-        let extra_field =
-            format!(r#"[{{"publicKey":"{}","validUntil":"{UNTIL}","x":1}}]"#, x_of(2));
-        let bad_time = format!("[{}]", previous(2, None, "2026-06-01"));
-        let x1 = x_of(1);
-        // (pinned, valid from, previous) -> Ok(number of previous keys) or the problem.
-        const NOT_A_LIST: &str = "is not a JSON array of {publicKey, validFrom, validUntil}";
-        const TWICE: &str = "lists a key twice or the current key";
-        type Settings<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>);
-        let vectors: [(Settings, Result<usize, &str>); 13] = [
-            ((None, None, None), Ok(0)),
-            ((Some(&x1), Some(FROM), Some("[]")), Ok(0)),
-            ((Some(&x1), None, Some(&one)), Ok(1)),
-            ((Some(&x1), None, Some(&open_start)), Ok(1)),
-            ((Some(&x1), None, Some(&two)), Ok(2)),
-            ((Some("not-a-key"), None, None), Err("is not a base64url Ed25519 key")),
-            ((Some(&x1), Some("yesterday"), None), Err("is not YYYY-MM-DDTHH:MM:SS.mmmZ")),
-            ((Some(&x1), None, Some("{}")), Err(NOT_A_LIST)),
-            ((Some(&x1), None, Some(&reversed)), Err("holds a validFrom after its validUntil")),
-            ((Some(&x1), None, Some(&repeated)), Err(TWICE)),
-            ((Some(&x1), None, Some(&current_again)), Err(TWICE)),
-            ((Some(&x1), None, Some(&extra_field)), Err(NOT_A_LIST)),
-            ((Some(&x1), None, Some(&bad_time)), Err("holds a validUntil that is not a timestamp")),
-        ];
-        for ((pinned, from, list), expected) in vectors {
-            let got = KeyPublication::parse(pinned, from, list)
-                .map(|p| p.previous.len())
-                .map_err(|e| e.problem);
-            assert_eq!(got, expected, "{pinned:?} {from:?} {list:?}");
-        }
-    }
-
-    #[test]
-    fn the_current_key_comes_first_and_open_ended() {
-        let list = format!("[{}]", previous(2, None, "2026-06-01T00:00:00.000Z"));
-        let publication =
-            KeyPublication::parse(Some(&x_of(1)), Some("2026-06-01T00:00:00.000Z"), Some(&list))
-                .unwrap();
-        let current = publication.pinned.clone().unwrap();
-        let entries = publication.entries(&current);
-        assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].descriptor, current);
-        assert_eq!(entries[0].valid_from.as_deref(), Some("2026-06-01T00:00:00.000Z"));
-        assert_eq!(entries[0].valid_until, None);
-        assert_eq!(entries[1].valid_until.as_deref(), Some("2026-06-01T00:00:00.000Z"));
     }
 }

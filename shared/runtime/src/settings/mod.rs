@@ -11,8 +11,10 @@ mod parse;
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use payability_core::criteria::SigningKeyEntry;
 use payability_core::payment::solana::Base58Id;
 use payability_core::policy::AddressRule;
+use payability_core::signing::PublicKeyDescriptor;
 
 pub use keys::KeyPublication;
 pub use parse::StoreSetting;
@@ -571,7 +573,7 @@ impl Settings {
             signing_key_file: SIGNING_KEY_FILE.read(own(&SIGNING_KEY_FILE.about))?,
             signing_key_secret_arn: SIGNING_KEY_SECRET_ARN
                 .read(own(&SIGNING_KEY_SECRET_ARN.about))?,
-            keys: KeyPublication::assemble(
+            keys: key_publication(
                 SIGNING_PUBLIC_KEY.read(own(&SIGNING_PUBLIC_KEY.about))?,
                 SIGNING_KEY_VALID_FROM.read(own(&SIGNING_KEY_VALID_FROM.about))?,
                 PREVIOUS_SIGNING_KEYS.read(own(&PREVIOUS_SIGNING_KEYS.about))?,
@@ -597,6 +599,17 @@ impl Settings {
     pub fn wants_secrets_from_aws(&self) -> bool {
         self.signing_key_secret_arn.is_some() || self.house_token_secret_arn.is_some()
     }
+}
+
+/// The three key settings, parsed, assembled into what `/criteria` publishes: a retired key
+/// that is the current one is [`PREVIOUS_SIGNING_KEYS`]'s problem.
+fn key_publication(
+    pinned: Option<PublicKeyDescriptor>,
+    current_valid_from: Option<String>,
+    previous: Option<Vec<SigningKeyEntry>>,
+) -> Result<KeyPublication, SettingError> {
+    KeyPublication::assemble(pinned, current_valid_from, previous)
+        .map_err(|problem| SettingError { variable: PREVIOUS_SIGNING_KEYS.name(), problem })
 }
 
 /// Who reads a row, in words (`serve, CLI; functions: check, memo`).

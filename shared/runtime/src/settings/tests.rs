@@ -2,6 +2,10 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStringExt;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ed25519_dalek::SigningKey;
+
 use super::*;
 
 const WALLET: &str = "AXmhKMjW8gDUZT1vZ9FPQf6qxrNie4V6VMtUv1mu5MP1";
@@ -145,4 +149,79 @@ fn the_markdown_table_has_one_row_per_variable() {
         assert!(table.contains(&format!("| `{}` |", setting.name)), "{}", setting.name);
     }
     assert!(table.contains("| `0` |"), "a value default is code");
+}
+
+/// The three key settings as text (each None when unset), parsed and assembled as
+/// [`Settings::from_lookup`] does.
+fn parse_keys(
+    pinned: Option<&str>,
+    valid_from: Option<&str>,
+    previous: Option<&str>,
+) -> Result<KeyPublication, SettingError> {
+    key_publication(
+        SIGNING_PUBLIC_KEY.parse_text(pinned)?,
+        SIGNING_KEY_VALID_FROM.parse_text(valid_from)?,
+        PREVIOUS_SIGNING_KEYS.parse_text(previous)?,
+    )
+}
+
+fn x_of(seed: u8) -> String {
+    URL_SAFE_NO_PAD.encode(SigningKey::from_bytes(&[seed; 32]).verifying_key().as_bytes())
+}
+
+fn previous(seed: u8, from: Option<&str>, until: &str) -> String {
+    let from = from.map_or(String::new(), |f| format!(r#""validFrom":"{f}","#));
+    format!(r#"{{"publicKey":"{}",{from}"validUntil":"{until}"}}"#, x_of(seed))
+}
+
+#[test]
+fn settings_are_checked_and_assembled() {
+    const FROM: &str = "2026-01-01T00:00:00.000Z";
+    const UNTIL: &str = "2026-06-01T00:00:00.000Z";
+    let one = format!("[{}]", previous(2, Some(FROM), UNTIL));
+    let open_start = format!("[{}]", previous(2, None, UNTIL));
+    let two = format!("[{},{}]", previous(2, None, FROM), previous(3, Some(FROM), UNTIL));
+    let reversed = format!("[{}]", previous(2, Some(UNTIL), FROM));
+    let repeated = format!("[{},{}]", previous(2, None, FROM), previous(2, None, UNTIL));
+    let current_again = format!("[{}]", previous(1, None, UNTIL));
+    let extra_field = format!(r#"[{{"publicKey":"{}","validUntil":"{UNTIL}","x":1}}]"#, x_of(2));
+    let bad_time = format!("[{}]", previous(2, None, "2026-06-01"));
+    let x1 = x_of(1);
+    // (pinned, valid from, previous) -> Ok(number of previous keys) or the problem.
+    const NOT_A_LIST: &str = "is not a JSON array of {publicKey, validFrom, validUntil}";
+    const TWICE: &str = "lists a key twice or the current key";
+    type Settings<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let vectors: [(Settings, Result<usize, &str>); 13] = [
+        ((None, None, None), Ok(0)),
+        ((Some(&x1), Some(FROM), Some("[]")), Ok(0)),
+        ((Some(&x1), None, Some(&one)), Ok(1)),
+        ((Some(&x1), None, Some(&open_start)), Ok(1)),
+        ((Some(&x1), None, Some(&two)), Ok(2)),
+        ((Some("not-a-key"), None, None), Err("is not a base64url Ed25519 key")),
+        ((Some(&x1), Some("yesterday"), None), Err("is not YYYY-MM-DDTHH:MM:SS.mmmZ")),
+        ((Some(&x1), None, Some("{}")), Err(NOT_A_LIST)),
+        ((Some(&x1), None, Some(&reversed)), Err("holds a validFrom after its validUntil")),
+        ((Some(&x1), None, Some(&repeated)), Err(TWICE)),
+        ((Some(&x1), None, Some(&current_again)), Err(TWICE)),
+        ((Some(&x1), None, Some(&extra_field)), Err(NOT_A_LIST)),
+        ((Some(&x1), None, Some(&bad_time)), Err("holds a validUntil that is not a timestamp")),
+    ];
+    for ((pinned, from, list), expected) in vectors {
+        let got = parse_keys(pinned, from, list).map(|p| p.previous.len()).map_err(|e| e.problem);
+        assert_eq!(got, expected, "{pinned:?} {from:?} {list:?}");
+    }
+}
+
+#[test]
+fn the_current_key_comes_first_and_open_ended() {
+    let list = format!("[{}]", previous(2, None, "2026-06-01T00:00:00.000Z"));
+    let publication =
+        parse_keys(Some(&x_of(1)), Some("2026-06-01T00:00:00.000Z"), Some(&list)).unwrap();
+    let current = publication.pinned.clone().unwrap();
+    let entries = publication.entries(&current);
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[0].descriptor, current);
+    assert_eq!(entries[0].valid_from.as_deref(), Some("2026-06-01T00:00:00.000Z"));
+    assert_eq!(entries[0].valid_until, None);
+    assert_eq!(entries[1].valid_until.as_deref(), Some("2026-06-01T00:00:00.000Z"));
 }
