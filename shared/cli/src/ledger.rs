@@ -18,7 +18,9 @@ use payability_runtime::store::{
 };
 use serde_json::json;
 
-use crate::{EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_error};
+use crate::exit::{
+    EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_error,
+};
 
 /// The CLI's settings and the store they choose, or the exit after one `bad_setting` line.
 fn settings_and_store() -> Result<(Settings, StoreChoice), ExitCode> {

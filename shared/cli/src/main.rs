@@ -3,6 +3,7 @@
 
 mod demo;
 mod escape;
+mod exit;
 mod help;
 mod ledger;
 mod serve;
@@ -26,10 +27,7 @@ use payability_runtime::signing_key::{KEY_FILE_VAR, KeyError, KeySource, load_or
 use payability_runtime::verdict::fetch_and_grade;
 use serde_json::json;
 
-/// Exit code for a refusal of the input (policy, usage, unreadable file).
-const EXIT_REFUSED: u8 = 2;
-/// Exit code for an operational failure (key, client) or a failed verification.
-const EXIT_FAILED: u8 = 1;
+use exit::{EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_error};
 
 #[derive(Parser)]
 #[command(
@@ -152,11 +150,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints a closed-form error as JSON on stderr.
-fn print_error(rule: &str, message: &str) {
-    eprintln!("{}", json!({"error": {"rule": rule, "message": message}}));
-}
-
 /// `--allow-private`, else the allow-private-targets setting.
 fn address_rule(allow_private: bool) -> Result<AddressRule, ExitCode> {
     if allow_private {
@@ -239,13 +232,6 @@ fn key_error_message(error: KeyError) -> String {
     }
 }
 
-fn current_thread_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread tokio runtime builds")
-}
-
 /// Fetches, grades and assembles one house report; None only when the clock is out of range.
 async fn house_report(op: PaidOp, target: &TargetUrl, fetcher: &Fetcher) -> Option<UnsignedReport> {
     let verdict = fetch_and_grade(fetcher, op, target, clock::now, true).await?;
@@ -257,11 +243,6 @@ fn build_fetcher(rule: AddressRule) -> Result<Fetcher, ExitCode> {
         print_error("client_unavailable", &e.to_string());
         ExitCode::from(EXIT_FAILED)
     })
-}
-
-fn clock_out_of_range() -> ExitCode {
-    print_error("clock_out_of_range", "the system clock is outside the years 0000 to 9999");
-    ExitCode::from(EXIT_FAILED)
 }
 
 fn run_check(args: &TargetArgs, op: PaidOp) -> ExitCode {

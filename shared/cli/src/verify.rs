@@ -11,7 +11,8 @@ use payability_core::signing::{PublicKeyDescriptor, VerifyError, verify_signed};
 use payability_runtime::signing_key::KEY_FILE_VAR;
 use serde_json::Value;
 
-use crate::{EXIT_FAILED, EXIT_REFUSED, escape, print_error};
+use crate::escape;
+use crate::exit::{EXIT_FAILED, EXIT_REFUSED, print_error};
 
 /// Why the trusted keys could not be read (closed form).
 #[derive(Debug, Clone, Copy)]
