@@ -7,9 +7,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::payment::x402::{
-    NETWORK_V1, NETWORK_V2, PaymentRequiredV1, PaymentRequiredV2, RequirementsV1, RequirementsV2,
-    ResourceInfo, SvmExtra, UsdcUnits, X402Version,
+use crate::payment::x402::version::{NETWORK_V1, NETWORK_V2, X402Version};
+use crate::payment::x402::wire::{
+    PaymentRequiredV1, PaymentRequiredV2, RequirementsV1, RequirementsV2, ResourceInfo, SvmExtra,
+    UsdcUnits,
 };
 
 /// USDC mint on Solana mainnet.

@@ -12,8 +12,8 @@
 //!
 //! Refusals are closed-form: a stable rule id and a static message, never a received value.
 
-mod version;
-mod wire;
+pub(crate) mod version;
+pub(crate) mod wire;
 
 use std::sync::LazyLock;
 
