@@ -1,7 +1,8 @@
 //! Shared test support for the workspace's crates (a dev-dependency only): the local servers
 //! `scripts/test` starts (feature `aws`: SDK settings for them), the vectors several crates
 //! test against, scratch directories and (feature `http`) a loopback HTTP stand-in, the
-//! answer reader and JSON as a protobuf `Struct` carries it. The workspace-level tests
+//! answer reader, JSON as a protobuf `Struct` carries it, and a test's own name for running
+//! itself again in a child process. The workspace-level tests
 //! themselves live in `tests/tests/`.
 
 #[cfg(feature = "http")]
@@ -9,6 +10,7 @@ pub mod answer;
 pub mod endpoints;
 #[cfg(feature = "http")]
 pub mod protobuf;
+pub mod rerun;
 pub mod scratch;
 #[cfg(feature = "http")]
 pub mod standin;

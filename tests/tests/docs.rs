@@ -1,12 +1,13 @@
 //! The documentation against the code: the route, error and target-URL policy tables of
 //! `docs/api.md` name exactly what the code answers (no route, rule or refusal missing, none
-//! retired), and every relative link in `README.md` and `docs/*.md` reaches a file (and its
-//! heading, when the link names one).
+//! retired), every relative link in `README.md` and `docs/*.md` reaches a file (and its
+//! heading, when the link names one), and every price they state is the price.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use payability_core::challenge::{PRICE_USDC_UNITS, price_usd};
 use payability_core::policy::PolicyRefusal;
 use payability_runtime::routes::Route;
 use payability_runtime::rules::{ApiError, Refusal};
@@ -225,4 +226,96 @@ fn the_anchor_of_a_heading_is_githubs() {
     for (heading, expected) in cases {
         assert_eq!(anchor(heading), expected, "{heading}");
     }
+}
+
+/// Dollar amounts the documents state that are not this service's price, per document: the
+/// AWS list prices and per-request costs of the operators' cost table, and the price of the
+/// example seller the sellers' guide configures.
+const NOT_THE_PRICE: [(&str, &[&str]); 2] = [
+    (
+        "docs/operators.md",
+        &[
+            "$0.0000133334",
+            "$0.20",
+            "$1.00",
+            "$0.625",
+            "$0.125",
+            "$0.0000100",
+            "$0.0000167",
+            "$0.0000004",
+            "$0.0000020",
+            "$0.0000056",
+            "$0.0000003",
+            "$0.000019",
+            "$0.000026",
+            "$0.40",
+        ],
+    ),
+    ("docs/sellers.md", &["$0.01"]),
+];
+
+/// Every dollar amount (`$`, digits, `.`, digits) in `text`.
+fn dollar_amounts(text: &str) -> Vec<&str> {
+    let amount = |at: usize| {
+        let digits = text[at + 1..]
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .map_or(&text[at + 1..], |end| &text[at + 1..at + 1 + end])
+            .trim_end_matches('.');
+        let is_amount = digits.starts_with(|c: char| c.is_ascii_digit()) && digits.contains('.');
+        is_amount.then(|| &text[at..=at + digits.len()])
+    };
+    text.match_indices('$').filter_map(|(at, _)| amount(at)).collect()
+}
+
+/// Every number written just before "USDC units", "USDC base units" or "base units" in
+/// `text`, as written (digits and commas).
+fn unit_amounts(text: &str) -> Vec<&str> {
+    let number = |at: usize| {
+        let before = &text[..at];
+        let before = before.strip_suffix(" base").unwrap_or(before);
+        let before = before.strip_suffix(" USDC").unwrap_or(before);
+        let digits = before.trim_end_matches(|c: char| c.is_ascii_digit() || c == ',');
+        (digits.len() < before.len()).then(|| &before[digits.len()..])
+    };
+    text.match_indices(" units").filter_map(|(at, _)| number(at)).collect()
+}
+
+#[test]
+fn every_price_the_readme_and_docs_state_is_the_price() {
+    let root = workspace_root();
+    let mut documents = vec![root.join("README.md")];
+    let docs = fs::read_dir(root.join("docs")).expect("docs/ is listable");
+    documents.extend(
+        docs.map(|entry| entry.expect("a docs/ entry").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md")),
+    );
+    let (price, mut stated, mut wrong) = (price_usd(), 0, Vec::new());
+    for path in documents {
+        let name = path.strip_prefix(&root).expect("under the root").to_string_lossy().into_owned();
+        let others = NOT_THE_PRICE.iter().find(|(doc, _)| *doc == name).map_or(&[][..], |e| e.1);
+        let text = read(&path);
+        for amount in dollar_amounts(&text).into_iter().filter(|a| !others.contains(a)) {
+            stated += 1;
+            if amount != price {
+                wrong.push(format!("{name}: {amount}"));
+            }
+        }
+        for units in unit_amounts(&text) {
+            stated += 1;
+            if units.replace(',', "").parse() != Ok(PRICE_USDC_UNITS) {
+                wrong.push(format!("{name}: {units} units"));
+            }
+        }
+    }
+    assert!(stated > 10, "the documents state the price ({stated} mentions found)");
+    assert!(
+        wrong.is_empty(),
+        "the price is {price} ({PRICE_USDC_UNITS} USDC units), but these state another (a \
+         dollar amount that is not the price belongs in NOT_THE_PRICE): {wrong:#?}"
+    );
+    assert_eq!(dollar_amounts("$0.01. $1.00, $1 $API $.5 a$"), ["$0.01", "$1.00"]);
+    assert_eq!(
+        unit_amounts("(10000 USDC units) 10,000 base units; 9 write units"),
+        ["10000", "10,000"]
+    );
 }

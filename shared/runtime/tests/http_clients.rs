@@ -22,6 +22,7 @@ use payability_runtime::settings::keys::KeyPublication;
 use payability_runtime::store::UtcMillis;
 use payability_runtime::store::choice::StoreChoice;
 use payability_runtime::store::sqlite::SqliteStore;
+use payability_tests::rerun::test_name;
 use payability_tests::scratch::ScratchDir;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -80,7 +81,8 @@ fn run_as_child() {
     let store = dir.join("roots.pem");
     std::fs::write(&store, LOCALHOST_CERT).expect("the one-file store");
     let child = Command::new(std::env::current_exe().expect("this test binary"))
-        .args(["--exact", "a_service_reads_the_certificate_store_once", "--nocapture"])
+        .args(["--exact", &test_name(module_path!(), "a_service_reads_the_certificate_store_once")])
+        .arg("--nocapture")
         .env(CHILD_STORE, &store)
         .env("SSL_CERT_FILE", &store)
         .env_remove("SSL_CERT_DIR")

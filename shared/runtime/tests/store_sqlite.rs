@@ -15,6 +15,7 @@ use payability_core::grade::{CheckState, MemoState};
 use payability_runtime::store::ledger_record::LEDGER_ATTRIBUTES;
 use payability_runtime::store::sqlite::SqliteStore;
 use payability_runtime::store::*;
+use payability_tests::rerun::test_name;
 use payability_tests::scratch::ScratchDir;
 use store_contract::{Fixture, T0, URL, bare, run_all};
 
@@ -249,10 +250,11 @@ async fn processes_sharing_one_file_keep_every_invariant() {
     let fixture = SqliteFixture::default();
     let store = fixture.fresh().await;
     let test_binary = std::env::current_exe().expect("the test binary");
+    let test = test_name(module_path!(), "processes_sharing_one_file_keep_every_invariant");
     let children: Vec<_> = (0..PROCESSES)
         .map(|_| {
             std::process::Command::new(&test_binary)
-                .args(["processes_sharing_one_file_keep_every_invariant", "--exact", "--nocapture"])
+                .args([test.as_str(), "--exact", "--nocapture"])
                 .env(SHARED_FILE_VAR, store.path())
                 .stdout(std::process::Stdio::piped())
                 .spawn()
