@@ -4,6 +4,10 @@
 //! stage from the request context, the stage prefix taken off the path) and grade POPULATED
 //! there; a seed that is not the pinned key never starts, nor does a function configured with
 //! the embedded store (it links DynamoDB's alone).
+#![allow(
+    unreachable_pub,
+    reason = "a test binary: its modules share items with `pub`, and nothing outside it can reach them"
+)]
 
 use std::collections::VecDeque;
 use std::io::Read;

@@ -47,7 +47,7 @@ fn answer(resource_url: &str) -> Response<Full<Bytes>> {
 }
 
 /// Starts the embedded seller on a loopback port and returns its resource URL.
-pub async fn start_demo_seller() -> std::io::Result<String> {
+pub(crate) async fn start_demo_seller() -> std::io::Result<String> {
     let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
     let url = format!("http://{}/demo/weather", listener.local_addr()?);
     let resource_url = url.clone();

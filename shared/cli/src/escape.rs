@@ -40,13 +40,13 @@ const FORMAT_AND_SEPARATORS: [RangeInclusive<char>; 21] = [
 
 /// Whether `c` is never printed raw: a control (C0, DEL, C1: Unicode `Cc`), a format
 /// character or a line or paragraph separator ([`FORMAT_AND_SEPARATORS`]).
-pub fn is_escaped(c: char) -> bool {
+pub(crate) fn is_escaped(c: char) -> bool {
     c.is_control() || FORMAT_AND_SEPARATORS.iter().any(|range| range.contains(&c))
 }
 
 /// `text` for the text view: every [`is_escaped`] character as `\u{…}` (four hex digits at
 /// least).
-pub fn text(text: &str) -> String {
+pub(crate) fn text(text: &str) -> String {
     text.chars()
         .map(|c| match is_escaped(c) {
             true => format!("\\u{{{:04x}}}", u32::from(c)),
@@ -57,7 +57,7 @@ pub fn text(text: &str) -> String {
 
 /// `value` as pretty-printed JSON with every [`is_escaped`] character of its strings written
 /// `\uXXXX` (a surrogate pair above U+FFFF); serde_json escapes the C0 controls itself.
-pub fn json_pretty(value: &impl Serialize) -> String {
+pub(crate) fn json_pretty(value: &impl Serialize) -> String {
     let mut out = Vec::new();
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, Escaping::default());
     value.serialize(&mut serializer).expect("our values serialise");

@@ -7,7 +7,7 @@ use payability_runtime::settings;
 use serde_json::Value;
 
 /// The paragraph a seller reads first: how to check a server on their own machine.
-pub const FOR_SELLERS: &str = "\
+pub(crate) const FOR_SELLERS: &str = "\
 For sellers: checking a local server
   The target policy refuses loopback and private addresses (the service fetches public ones
   only). To check a server on this machine or your network, pass --allow-private and the
@@ -115,7 +115,7 @@ fn memo_states() -> String {
 }
 
 /// After `payability --help`: the states of both ops, the exit codes, the seller paragraph.
-pub fn root() -> String {
+pub(crate) fn root() -> String {
     format!(
         "States of check (one fetch):\n{}\
          States of memo (two fetches, back to back):\n{}\n\
@@ -128,7 +128,7 @@ pub fn root() -> String {
 }
 
 /// After `check --help` and `memo --help`.
-pub fn check() -> String {
+pub(crate) fn check() -> String {
     let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
     let key_environment = key_environment();
     format!(
@@ -156,7 +156,7 @@ Exit codes:
 }
 
 /// After `verify --help`.
-pub fn verify() -> String {
+pub(crate) fn verify() -> String {
     let key_environment = key_environment();
     format!(
         "Environment (without --key, the local signing key is read; it is never created):
@@ -172,7 +172,7 @@ Exit codes:
 }
 
 /// After `criteria --help` and `demo --help`.
-pub fn signing_only() -> String {
+pub(crate) fn signing_only() -> String {
     let key_environment = key_environment();
     format!(
         "Environment:
@@ -186,7 +186,7 @@ Exit codes:
 }
 
 /// After `serve --help`.
-pub fn serve() -> String {
+pub(crate) fn serve() -> String {
     let signing_key_secret_arn = settings::SIGNING_KEY_SECRET_ARN.name();
     let house_token_secret_arn = settings::HOUSE_TOKEN_SECRET_ARN.name();
     let signing_key_valid_from = settings::SIGNING_KEY_VALID_FROM.name();
@@ -231,7 +231,7 @@ Exit codes:
 }
 
 /// After `ledger --help` and each ledger subcommand's.
-pub fn ledger() -> String {
+pub(crate) fn ledger() -> String {
     let boc_valet_origin = settings::BOC_VALET_ORIGIN.name();
     let store_environment = store_environment();
     format!(

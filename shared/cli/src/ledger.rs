@@ -47,7 +47,7 @@ impl WithStore for Backfill {
 }
 
 /// Runs the backfill on the configured store and prints a JSON summary.
-pub fn backfill(limit: usize) -> ExitCode {
+pub(crate) fn backfill(limit: usize) -> ExitCode {
     let (settings, choice) = match settings_and_store() {
         Ok(read) => read,
         Err(code) => return code,
@@ -124,7 +124,7 @@ impl WithStore for Refund<'_> {
 }
 
 /// Records a refund of the paid entry of `op` settled by `tx_signature` and prints the outcome.
-pub fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
+pub(crate) fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
     let Some(tx) = Base58Id::parse(tx_signature) else {
         print_error(
             "tx_not_base58",

@@ -51,7 +51,7 @@ const DECIDED: &str = "\x1b[1;33m";
 const RESET: &str = "\x1b[0m";
 
 /// Renders a signed report's JSON for a person; `colour` adds ANSI styles.
-pub fn render(report: &Value, colour: bool) -> String {
+pub(crate) fn render(report: &Value, colour: bool) -> String {
     let paint = |text: &str, style: &str| match colour {
         true => format!("{style}{text}{RESET}"),
         false => text.to_owned(),

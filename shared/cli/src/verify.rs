@@ -43,7 +43,7 @@ impl KeyInputError {
 }
 
 /// Runs `payability verify REPORT [--key K]`.
-pub fn run(report_path: &str, key: Option<&str>) -> ExitCode {
+pub(crate) fn run(report_path: &str, key: Option<&str>) -> ExitCode {
     let Some(report) = read_json(report_path) else {
         print_error("report_unreadable", "the report is not a readable JSON file");
         return ExitCode::from(EXIT_REFUSED);

@@ -3,6 +3,10 @@
 //! clients (HTTP, MCP, A2A, the agent quickstarts, the gateway quota), the official middlewares
 //! as sellers, the web page in Chromium, the deployed shape under `cargo lambda watch`, the
 //! ledger and the help texts. `support` is the running server and the loopback x402 world.
+#![allow(
+    unreachable_pub,
+    reason = "a test binary: its modules share items with `pub`, and nothing outside it can reach them"
+)]
 
 mod support;
 

@@ -1,6 +1,10 @@
 //! The `Custom::SigningKey` resource end to end: the seed's secret in moto's Secrets Manager
 //! (started by `scripts/test`) and a loopback server standing in for CloudFormation's
 //! pre-signed answer URL. The answer carries the public key, never the seed.
+#![allow(
+    unreachable_pub,
+    reason = "a test binary: its modules share items with `pub`, and nothing outside it can reach them"
+)]
 
 use aws_config::SdkConfig;
 use payability_core::signing::ReportSigner;

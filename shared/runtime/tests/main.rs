@@ -4,6 +4,10 @@
 //! flow driven in-process through `Service::handle`, and the discovery documents held to the
 //! code. `support` is the fetcher tests' scripted server; `store_contract` the suite every
 //! store backend passes; `paid_flow` holds the in-process world that `discovery` uses too.
+#![allow(
+    unreachable_pub,
+    reason = "a test binary: its modules share items with `pub`, and nothing outside it can reach them"
+)]
 
 mod store_contract;
 mod support;

@@ -16,26 +16,26 @@ use super::request::closed_form;
 
 /// Most connections served at once (lowered to fit the open-files limit, see
 /// [`FD_RESERVE`]); past it a connection gets 503 `server_busy` and is closed.
-pub const MAX_CONNECTIONS: usize = 2_048;
+pub(super) const MAX_CONNECTIONS: usize = 2_048;
 /// Descriptors kept out of the connection cap for the store, the outgoing fetches and the
 /// busy answers (at most half the open-files limit).
-pub const FD_RESERVE: u64 = 128;
+pub(super) const FD_RESERVE: u64 = 128;
 /// Most 503 `server_busy` answers being written at once; past it a connection is closed
 /// without an answer.
-pub const MAX_BUSY_ANSWERS: usize = 32;
+pub(super) const MAX_BUSY_ANSWERS: usize = 32;
 /// How long a 503 `server_busy` answer waits for its client to take it and hang up.
-pub const BUSY_LINGER: Duration = Duration::from_millis(1_000);
+pub(super) const BUSY_LINGER: Duration = Duration::from_millis(1_000);
 /// First pause of the accept loop after `accept` fails (out of descriptors, say); doubled
 /// on each failure in a row, so a failing `accept` never spins.
-pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+pub(super) const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 /// Longest pause of the accept loop after `accept` fails.
-pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_millis(500);
+pub(super) const ACCEPT_BACKOFF_MAX: Duration = Duration::from_millis(500);
 /// At most one log line per this interval counts the connections refused at the cap.
-pub const BUSY_LOG_INTERVAL: Duration = Duration::from_secs(1);
+pub(super) const BUSY_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The connection cap for an open-files limit: [`MAX_CONNECTIONS`], lowered so that
 /// [`FD_RESERVE`] descriptors (at most half the limit) stay free for everything else.
-pub fn connection_cap(open_files_limit: Option<u64>) -> usize {
+pub(super) fn connection_cap(open_files_limit: Option<u64>) -> usize {
     let Some(limit) = open_files_limit else {
         return MAX_CONNECTIONS;
     };

@@ -25,13 +25,13 @@ use super::request::answer;
 
 /// A request head (request line and headers) must be complete within this time of the
 /// connection opening or of its previous answer; otherwise the connection is closed.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection that sends no byte within this time of opening or of its previous answer
 /// (and a client that does not read its answer for as long) is closed.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Largest request head (request line and headers) read, in bytes; past it hyper answers
 /// 431 and closes.
-pub const MAX_HEAD_BYTES: usize = 128 * 1024;
+pub(super) const MAX_HEAD_BYTES: usize = 128 * 1024;
 
 /// What a connection has been doing, for its idle deadline.
 struct Activity {

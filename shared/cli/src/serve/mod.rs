@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 
 /// Runs the server until the process is stopped; errors are closed-form lines. Without a
 /// local seed the secrets come from Secrets Manager (their ARN variables are set).
-pub async fn serve(port: u16, local_seed: Option<[u8; 32]>) -> Result<(), String> {
+pub(crate) async fn serve(port: u16, local_seed: Option<[u8; 32]>) -> Result<(), String> {
     let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
         .await
         .map_err(|_| "serve: the port cannot be bound on 127.0.0.1".to_owned())?;

@@ -12,7 +12,7 @@ use hyper::{Request, Response, StatusCode};
 use payability_runtime::api::{ApiRequest, MAX_REQUEST_BODY_BYTES, Service, Stores};
 
 /// A request body must be complete within this time of its head: else 408 `body_timeout`.
-pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// `{"error": {"rule", "message"}}` as bytes.
 pub(super) fn closed_form(rule: &str, message: &str) -> Vec<u8> {

@@ -4,6 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 /// The specification's `payability/v1` document, field for field.
+#[allow(
+    missing_docs,
+    reason = "each field is the specification's key of the same name, and says what it is there"
+)]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PublishedCriteria {

@@ -64,27 +64,48 @@ pub enum NotA402Reason {
 /// Every factor of a check report, in the report contract's order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckFactors {
+    /// The fetch got an answer (no connection failure, no timeout).
     pub fetch_ok: bool,
+    /// The answer's HTTP status; null when there was none.
     pub status: Option<u16>,
+    /// The body passed the 65,536-byte cap (not kept).
     pub body_over_cap: bool,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// Why the answer is not a gradable 402; printed only when it is not.
     pub reason: Option<NotA402Reason>,
+    /// The body parses as JSON.
     pub body_parseable: bool,
+    /// The body carries a payment-requirements entry (the body leg).
     pub body_leg_present: bool,
+    /// The answer carries a `PAYMENT-REQUIRED` header.
     pub header_present: bool,
+    /// That header passed the 16,384-byte cap (present, not kept, not decodable).
     pub header_over_cap: bool,
+    /// That header decodes (base64, then JSON) to a challenge (the header leg).
     pub header_decodable: bool,
+    /// The body leg names a recipient (`payTo`).
     pub recipient_present: bool,
+    /// The body leg names the recipient's token account.
     pub token_account_present: bool,
+    /// The body leg carries a memo.
     pub memo_present: bool,
+    /// The body leg states an amount.
     pub amounts_present: bool,
+    /// That amount agrees with the body's `maxAmountRequired` and the header's amount, where stated.
     pub amounts_consistent: bool,
+    /// The body leg names its resource.
     pub resource_present: bool,
+    /// Every resource the legs name is the checked URL; null when neither names one.
     pub resource_equal: Option<bool>,
+    /// The legs' memos are equal; null when neither carries one.
     pub memo_equal: Option<bool>,
+    /// The legs' amounts are equal; null when neither states one.
     pub amount_equal: Option<bool>,
+    /// The legs' recipients are equal; null when neither names one.
     pub pay_to_equal: Option<bool>,
+    /// The body's description is longer than the flag's threshold.
     pub description_overlong: bool,
+    /// The body's description length in characters; null when it has none.
     pub description_length: Option<usize>,
 }
 

@@ -9,13 +9,13 @@ use crate::capture::{Capture, CapturedHeader};
 
 /// The body leg of one capture: the body's JSON document, when it was kept and parses.
 #[derive(Debug, Default)]
-pub struct BodyLeg {
+pub(super) struct BodyLeg {
     document: Option<Value>,
 }
 
 /// The header leg of one capture.
 #[derive(Debug, Default)]
-pub struct HeaderLeg {
+pub(super) struct HeaderLeg {
     /// The response carries a `PAYMENT-REQUIRED` header.
     pub present: bool,
     /// Its value was longer than the header cap, so it was not kept or decoded.
@@ -62,19 +62,19 @@ fn census_names(offer: Option<&Map<String, Value>>) -> Vec<String> {
 
 impl BodyLeg {
     /// Decodes the body leg of a capture (absent when the body was over the cap).
-    pub fn from_capture(capture: Option<&Capture>) -> Self {
+    pub(super) fn from_capture(capture: Option<&Capture>) -> Self {
         let document = capture.and_then(Capture::body_bytes).and_then(parse_json);
         Self { document }
     }
 
     /// The body was kept and parses as JSON.
-    pub fn parseable(&self) -> bool {
+    pub(super) fn parseable(&self) -> bool {
         self.document.is_some()
     }
 
     /// The body leg exists: the body is JSON with an object `accepts[0]` (interpretation
     /// `body_leg`).
-    pub fn exists(&self) -> bool {
+    pub(super) fn exists(&self) -> bool {
         self.offer().is_some()
     }
 
@@ -88,50 +88,50 @@ impl BodyLeg {
     }
 
     /// Recipient: `accepts[0].payTo`.
-    pub fn recipient(&self) -> Option<&str> {
+    pub(super) fn recipient(&self) -> Option<&str> {
         present(self.field("payTo"))
     }
 
     /// Token account: `accepts[0].extra.usdc_token_account`.
-    pub fn token_account(&self) -> Option<&str> {
+    pub(super) fn token_account(&self) -> Option<&str> {
         present(self.offer().and_then(|o| extra_field(o, "usdc_token_account")))
     }
 
     /// Memo: `accepts[0].extra.memo`, falling back to the body's top-level `memo`.
-    pub fn memo(&self) -> Option<&str> {
+    pub(super) fn memo(&self) -> Option<&str> {
         let offer = self.offer()?;
         present(extra_field(offer, "memo")).or_else(|| present(self.document.as_ref()?.get("memo")))
     }
 
     /// Amount: `accepts[0].amount`, digits only.
-    pub fn amount(&self) -> Option<&str> {
+    pub(super) fn amount(&self) -> Option<&str> {
         present_amount(self.field("amount"))
     }
 
     /// `accepts[0].maxAmountRequired`, digits only.
-    pub fn max_amount_required(&self) -> Option<&str> {
+    pub(super) fn max_amount_required(&self) -> Option<&str> {
         present_amount(self.field("maxAmountRequired"))
     }
 
     /// Resource: `accepts[0].resource`.
-    pub fn resource(&self) -> Option<&str> {
+    pub(super) fn resource(&self) -> Option<&str> {
         present(self.field("resource"))
     }
 
     /// Description length in Unicode scalar values, when `accepts[0].description` is a string.
-    pub fn description_length(&self) -> Option<usize> {
+    pub(super) fn description_length(&self) -> Option<usize> {
         self.field("description")?.as_str().map(|s| s.chars().count())
     }
 
     /// Correlation census of this leg: field names only.
-    pub fn census(&self) -> Vec<String> {
+    pub(super) fn census(&self) -> Vec<String> {
         census_names(self.offer())
     }
 }
 
 impl HeaderLeg {
     /// Decodes the header leg of a capture (never decoded when over the cap).
-    pub fn from_capture(capture: Option<&Capture>) -> Self {
+    pub(super) fn from_capture(capture: Option<&Capture>) -> Self {
         match capture.and_then(|c| c.payment_required.as_ref()) {
             None => Self::default(),
             Some(CapturedHeader::OverCap) => Self { present: true, over_cap: true, document: None },
@@ -143,7 +143,7 @@ impl HeaderLeg {
     }
 
     /// The header value decodes (forgiving base64, then JSON).
-    pub fn decodable(&self) -> bool {
+    pub(super) fn decodable(&self) -> bool {
         self.document.is_some()
     }
 
@@ -152,34 +152,34 @@ impl HeaderLeg {
     }
 
     /// Memo: `accepts[0].extra.memo` (no fallback on this leg).
-    pub fn memo(&self) -> Option<&str> {
+    pub(super) fn memo(&self) -> Option<&str> {
         present(self.offer().and_then(|o| extra_field(o, "memo")))
     }
 
     /// Amount: `accepts[0].amount`, digits only.
-    pub fn amount(&self) -> Option<&str> {
+    pub(super) fn amount(&self) -> Option<&str> {
         present_amount(self.offer().and_then(|o| o.get("amount")))
     }
 
     /// Recipient: `accepts[0].payTo`.
-    pub fn pay_to(&self) -> Option<&str> {
+    pub(super) fn pay_to(&self) -> Option<&str> {
         present(self.offer().and_then(|o| o.get("payTo")))
     }
 
     /// Resource: top-level `resource.url`.
-    pub fn resource_url(&self) -> Option<&str> {
+    pub(super) fn resource_url(&self) -> Option<&str> {
         present(self.document.as_ref()?.get("resource")?.get("url"))
     }
 
     /// Correlation census of this leg: field names only.
-    pub fn census(&self) -> Vec<String> {
+    pub(super) fn census(&self) -> Vec<String> {
         census_names(self.offer())
     }
 }
 
 /// A1 equality between the header leg and the body leg: null when neither carries the
 /// field, true when both carry it and are equal, false otherwise.
-pub fn leg_equality(header: Option<&str>, body: Option<&str>) -> Option<bool> {
+pub(super) fn leg_equality(header: Option<&str>, body: Option<&str>) -> Option<bool> {
     match (header, body) {
         (None, None) => None,
         (Some(h), Some(b)) => Some(h == b),

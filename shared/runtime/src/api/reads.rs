@@ -22,9 +22,9 @@ impl<S: Stores> Service<S> {
 }
 
 /// The free-use tripwire's rule, as `/metrics` publishes it.
-pub const FREE_USE_RULE: &str = "Armed from Day-0 (the UTC instant of the first outside paid ledger entry; house checks never count and never set it). Compares the free pre-checks answered with the paid checks and memo checks delivered, both counted over whole UTC days from Day-0's UTC day through today inclusive (at most the last 366 days); fires when free > 10 x paid. Before Day-0 it is not armed and never fires.";
+pub(super) const FREE_USE_RULE: &str = "Armed from Day-0 (the UTC instant of the first outside paid ledger entry; house checks never count and never set it). Compares the free pre-checks answered with the paid checks and memo checks delivered, both counted over whole UTC days from Day-0's UTC day through today inclusive (at most the last 366 days); fires when free > 10 x paid. Before Day-0 it is not armed and never fires.";
 /// The refund tripwire's rule, as `/metrics` publishes it.
-pub const REFUND_RULE: &str = "Armed from Day-0. Evaluates every window of 30 consecutive UTC days that ends on a day from Day-0's UTC day through today (within the last 366 days read; a window ending less than 29 days after Day-0 starts before it, where nothing was paid); in each, refunds recorded and paid checks and memo checks delivered; fires when any window has refunds > 5% of paid uses (refunds x 20 > paid, refunds > 0; a window with refunds and no paid use counts as over). Reports the worst window (the highest refunds/paid ratio, the latest on a tie).";
+pub(super) const REFUND_RULE: &str = "Armed from Day-0. Evaluates every window of 30 consecutive UTC days that ends on a day from Day-0's UTC day through today (within the last 366 days read; a window ending less than 29 days after Day-0 starts before it, where nothing was paid); in each, refunds recorded and paid checks and memo checks delivered; fires when any window has refunds > 5% of paid uses (refunds x 20 > paid, refunds > 0; a window with refunds and no paid use counts as over). Reports the worst window (the highest refunds/paid ratio, the latest on a tie).";
 
 /// The counters of the last [`WINDOW_DAYS`] UTC days, Day-0 and both tripwires.
 pub(super) async fn metrics_response(store: &impl Metrics, now: UtcMillis) -> ApiResponse {

@@ -93,21 +93,21 @@ impl ApiResponse {
 }
 
 /// A JSON response.
-pub fn json_response(status: StatusCode, value: &impl Serialize) -> ApiResponse {
+pub(super) fn json_response(status: StatusCode, value: &impl Serialize) -> ApiResponse {
     let body = serde_json::to_vec(value).expect("our response values always serialise");
     let headers = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
     ApiResponse { status, headers, body, telemetry: Telemetry::default() }
 }
 
 /// A response whose body is JSON bytes already serialised (our own challenge body).
-pub fn json_response_bytes(status: StatusCode, body: Vec<u8>) -> ApiResponse {
+pub(super) fn json_response_bytes(status: StatusCode, body: Vec<u8>) -> ApiResponse {
     let headers = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
     ApiResponse { status, headers, body, telemetry: Telemetry::default() }
 }
 
 /// A response whose body is bytes of another content type (a text document), or JSON bytes
 /// served as they are (the committed corpus).
-pub fn bytes_response(
+pub(super) fn bytes_response(
     status: StatusCode,
     content_type: &'static str,
     body: Vec<u8>,
@@ -118,7 +118,7 @@ pub fn bytes_response(
 
 /// The closed-form answer of an error: `{"error": {"rule", "message"}}` with its status (and
 /// `Retry-After` where the error asks to retry).
-pub fn error(error: ApiError) -> ApiResponse {
+pub(super) fn error(error: ApiError) -> ApiResponse {
     let body = json!({"error": {"rule": error.rule(), "message": error.message()}});
     let response = json_response(error.status(), &body).with_rule(error.rule());
     match error.retry_after() {

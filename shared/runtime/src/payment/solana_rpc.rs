@@ -101,9 +101,13 @@ enum Searched {
 /// Where a payment's transaction stands on chain, as far as the RPC can tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Landing {
-    /// A transaction with this message is on chain (confirmed): its signature (base58) and
-    /// whether it failed (`meta.err` not null).
-    Landed { signature: Base58Id, failed: bool },
+    /// A transaction with this message is on chain (confirmed).
+    Landed {
+        /// Its signature (base58).
+        signature: Base58Id,
+        /// Whether it failed (`meta.err` not null).
+        failed: bool,
+    },
     /// No transaction with this message is among the buyer's signatures since the claim, and
     /// the blockhash is no longer valid (finalized): it can never land.
     NeverLands,

@@ -10,11 +10,11 @@ use super::fx::CadRate;
 use super::metrics::Counter;
 
 /// Key prefix of the check ledger.
-pub const CHECK_LEDGER_PREFIX: &str = "pvc:ledger:";
+pub(super) const CHECK_LEDGER_PREFIX: &str = "pvc:ledger:";
 /// Key prefix of the memo ledger (the specification's `kv_prefix`).
-pub const MEMO_LEDGER_PREFIX: &str = "pvm:ledger:";
+pub(super) const MEMO_LEDGER_PREFIX: &str = "pvm:ledger:";
 /// How the CAD fair-market value is established.
-pub const CAD_BASIS: &str = "Bank of Canada daily USD/CAD (series FXUSDCAD) of the UTC transaction date, or of the latest publication day before it when that date had none; USDC valued at par with USD";
+pub(super) const CAD_BASIS: &str = "Bank of Canada daily USD/CAD (series FXUSDCAD) of the UTC transaction date, or of the latest publication day before it when that date had none; USDC valued at par with USD";
 
 /// The append-only ledger of paid (and house) verdicts: the closed field list only.
 pub trait Ledger: Send + Sync {

@@ -27,7 +27,7 @@ const PAGE_CSS: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../
 
 /// What the page may load and where it may connect: this origin only (wallet icons are `data:`
 /// images); no inline script or style, no `eval`, no frame, no form posted anywhere.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+pub(super) const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
     img-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'";
 
 /// The answer of a page route: the page to a request that accepts HTML (any other `Accept` is

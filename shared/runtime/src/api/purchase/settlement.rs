@@ -16,7 +16,7 @@ use crate::store::{
 };
 
 /// How long the chain lookup of an unknown settlement may take.
-pub const LANDING_LOOKUP_BOUND: std::time::Duration = std::time::Duration::from_secs(3);
+pub(super) const LANDING_LOOKUP_BOUND: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl<S: Stores> Service<S> {
     /// `/verify`; returns the payer the facilitator names. Refused: 402 with a fresh
