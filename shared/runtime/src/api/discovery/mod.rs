@@ -1,6 +1,6 @@
 //! What lets an agent that only has the base URL find, understand, pay and check this
 //! service, all generated from the route table ([`crate::routes::Route`]), the closed error list
-//! ([`super::errors`]) and the core's types: `GET /openapi.json` (OpenAPI 3.1),
+//! ([`crate::rules`]) and the core's types: `GET /openapi.json` (OpenAPI 3.1),
 //! `GET /.well-known/x402`, `GET /llms.txt`, `GET /corpus` (the committed corpus, as is) and
 //! the discovery description every 402 carries ([`bazaar`]). The documents are free and need
 //! no seed and no store: the criteria function answers them with `/criteria`.
