@@ -18,6 +18,7 @@ mod gateway_quota;
 mod help_docs;
 mod ledger;
 mod mcp;
+mod packages;
 mod page;
 mod paid;
 mod sellers;
