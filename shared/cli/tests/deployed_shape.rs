@@ -3,11 +3,14 @@
 //! `Cargo.toml`, `[workspace.metadata.lambda.watch.router]`), configured the way the SAM
 //! template configures them: the DynamoDB store, the signing seed and the house token read
 //! from Secrets Manager by ARN, the public key pinned in `PAYABILITY_SIGNING_PUBLIC_KEY`.
-//! Loopback only: the facilitator fixture and the Solana RPC stub (tests/e2e), a seller, and
-//! moto's server for DynamoDB and Secrets Manager. Through the watch URL:
+//! The stack is started by `scripts/watch`, the local run docs/operators.md gives operators,
+//! so what they run is what is tested: moto's server for DynamoDB and Secrets Manager holding
+//! what template.yaml gives the functions (tests/e2e/local_stack.py), the facilitator fixture
+//! and the Solana RPC stub (tests/e2e), and watch; the test adds a seller. Loopback only.
+//! Through the watch URL:
 //!
 //! - every function answers its route (each binary is built first, as watch's `cargo run` builds it);
-//! - `/criteria` publishes the key the check function signs with;
+//! - `/criteria` publishes the key of the seed in the signing secret (read back from moto);
 //! - the free-tier race: 40 concurrent unsigned pre-checks from one source, exactly one 200 (watch
 //!   runs up to [`CONCURRENCY`] instances of the precheck function, so the race is between
 //!   processes, as between Lambda instances, and is settled by the store alone);
@@ -16,7 +19,7 @@
 //! - the official MCP client wrapped by x402's reads the mcp function's tools and criteria
 //!   (the document `/criteria` publishes) and pays its `check` and `memo` tools; the official
 //!   A2A client does the same with the a2a function's skills, from the card;
-//! - a house check (the token from Secrets Manager) and a wrong token;
+//! - a house check (the token in the house-token secret, read back from moto) and a wrong token;
 //! - `/metrics` (its own function) and the ledger on DynamoDB count exactly that.
 //!
 //! Departure from the issue text: the store is moto's DynamoDB, not dynalite. dynalite 4.0
@@ -35,13 +38,14 @@
 //! Every case is served by `cargo lambda watch`; none needs the Runtime API stand-in of
 //! functions/check/tests/api_gateway_events.rs.
 //!
-//! Hermetic: free loopback ports; watch runs with `--ignore-changes` (edits in the checkout
-//! never restart it) under a bash guard that stops it (SIGTERM) when this process closes the
-//! guard's stdin, on drop, on a panic, or when the process dies; every wait is bounded.
+//! Hermetic: free loopback ports, a fresh moto of its own; `scripts/watch --watch-stdin
+//! --max-lifetime` runs watch with `--ignore-changes` (edits in the checkout never restart it)
+//! and stops everything it started when this process closes its stdin: on drop, on a panic, or
+//! when the process dies (past [`STOP_WITHIN`] the drop kills its process group); every wait
+//! is bounded.
 //!
-//! Needs `scripts/test` (it installs cargo-lambda, the SDK and moto, starts moto and exports
-//! PAYABILITY_TEST_CARGO_LAMBDA, PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR and
-//! PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
+//! Needs `scripts/test` (it installs cargo-lambda, the SDK and moto, which scripts/watch would
+//! otherwise install, and exports PAYABILITY_TEST_X402_PYTHON and PAYABILITY_TEST_E2E_DIR).
 
 use crate::support;
 
@@ -55,56 +59,40 @@ use std::time::{Duration, Instant};
 
 use aws_config::SdkConfig;
 use payability_core::signing::{PublicKeyDescriptor, ReportSigner, verify_signed};
-use payability_runtime::routes::Route;
 use payability_runtime::rules::Refusal;
 use payability_runtime::store::dynamodb::{DynamoStore, TableNames};
 use payability_runtime::store::{Ledger, Payer};
-use payability_tests::endpoints::{moto_endpoint, moto_sdk};
+use payability_tests::endpoints::local_sdk_config;
 use payability_tests::protobuf::as_struct;
 use payability_tests::scratch::ScratchDir;
-use payability_tests::standin::closed_port;
 use serde_json::{Value, json};
-use support::world::{
-    Fixture, Ran, Target, dynamodb_env, fixtures, http_json, run_bounded, unique_suffix,
-};
-use support::{HOUSE_TOKEN, WALLET};
+use support::WALLET;
+use support::world::{Ran, Target, fixtures, http_json, run_bounded};
 
-/// How long the first requests, one per function, may wait together for `cargo run` to
-/// build the functions (debug). `cargo test` builds their dependencies, but not the function
-/// binaries themselves, and `cargo run --bin <function>` resolves features for that one
-/// function, so some dependencies may be compiled again.
+/// How long scripts/watch may take to say it is ready: it builds each function binary first
+/// (debug), as watch's `cargo run --bin <function>` builds it. `cargo test` builds their
+/// dependencies, but not the function binaries themselves, and `cargo run --bin <function>`
+/// resolves features for that one function, so some dependencies may be compiled again.
+/// Then the first requests, one per function, may wait this long together.
 const BUILD_WITHIN: Duration = Duration::from_secs(20 * 60);
-/// How long watch has to listen on its port.
-const LISTEN_WITHIN: Duration = Duration::from_secs(60);
 /// How long any later request may take (a new instance may wait for cargo's build lock).
 const ANSWER_WITHIN: Duration = Duration::from_secs(120);
 /// How long one run of the buyer or the report verifier may take.
 const CHILD_WITHIN: Duration = Duration::from_secs(120);
-/// How long watch has to stop after SIGTERM before its process group is killed.
-const STOP_WITHIN: Duration = Duration::from_secs(20);
-/// The guard stops watch after this many seconds even if nobody closes its stdin.
+/// How long scripts/watch has to stop everything after its stdin closes before its process
+/// group is killed (it gives watch 15 s after SIGTERM, then the others theirs).
+const STOP_WITHIN: Duration = Duration::from_secs(45);
+/// scripts/watch stops everything after this many seconds even if nobody closes its stdin.
 const LIFETIME_S: u64 = 45 * 60;
 /// Instances watch may run per function.
 const CONCURRENCY: usize = 4;
 /// Concurrent pre-checks of the free-tier race.
 const RACERS: usize = 40;
-/// The signing seed the template's generated secret would hold (64 hex digits there too).
-const SEED: [u8; 32] = [0x5a; 32];
 /// How many times a request that is safe to repeat is sent while watch answers it with its
 /// own relay failure ([`Answer::is_watch_relay_failure`]), and a buyer's free reads are run.
 const RELAY_ATTEMPTS: usize = 3;
 
-/// Starts watch as `bash -c GUARD LIFETIME cargo-lambda lambda watch ...`: watch runs in
-/// the background; the guard stops it with SIGTERM when the guard's stdin (a pipe from this
-/// process) reaches end-of-file or LIFETIME seconds pass, and exits with watch's status.
-const GUARD: &str = r#"exec 3<&0 0</dev/null
-"$@" & watch=$!
-( read -r -t "$0" _ <&3; kill -TERM "$watch" 2>/dev/null ) & guard=$!
-wait "$watch"; status=$?
-kill "$guard" 2>/dev/null
-exit "$status""#;
-
-/// The workspace root (watch reads the router from its Cargo.toml).
+/// The workspace root (scripts/watch is in it; watch reads the router from its Cargo.toml).
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
@@ -211,52 +199,44 @@ fn dechunked(mut framed: &[u8]) -> Vec<u8> {
     body
 }
 
-/// `cargo lambda watch` serving the workspace's functions on a free loopback port.
+/// The stack `scripts/watch` started: `cargo lambda watch` serving the workspace's functions
+/// on a free loopback port, moto, the facilitator fixture and the Solana RPC stub.
 struct Watch {
-    guard: Child,
-    guard_stdin: Option<ChildStdin>,
+    script: Child,
+    /// The script's stdin: closing it (end-of-file) stops everything the script started.
+    script_stdin: Option<ChildStdin>,
+    /// Watch's URL.
     base: String,
+    /// moto's URL (DynamoDB and Secrets Manager).
+    moto: String,
+    facilitator: String,
+    rpc: String,
+    /// The environment the script gave the functions.
+    env: serde_json::Map<String, Value>,
+    /// The script's output: its own lines, watch's, cargo's and the functions' JSON lines.
     log: PathBuf,
-    /// Holds the log; kept when the test fails.
+    /// Holds the log and the script's directory; kept when the test fails.
     _scratch: ScratchDir,
 }
 
-/// Builds each function binary exactly as watch's `cargo run --manifest-path Cargo.toml
-/// --bin <function>` does, before watch starts: instances spawned while a first build runs
-/// queue on cargo's lock, and watch then answered a request with its own 500 (seen on a cold
-/// run); after this, watch's `cargo run` only starts the binary.
-fn build_functions() {
-    let mut functions: Vec<&str> = Route::ALL.iter().map(|route| route.function()).collect();
-    functions.push("not-covered");
-    functions.sort_unstable();
-    functions.dedup();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    for function in functions {
-        let mut command = Command::new(&cargo);
-        command
-            .args(["build", "--manifest-path", "Cargo.toml", "--bin", function])
-            .current_dir(workspace_root());
-        let ran = run_bounded(command, BUILD_WITHIN);
-        assert!(ran.status.is_some_and(|s| s.success()), "cargo build --bin {function}: {ran}");
-    }
-}
-
 impl Watch {
-    /// Starts watch on `port` with `env` added to this process's environment (minus proxies
-    /// and AWS settings), and waits until it listens.
-    fn start(port: u16, env: &[(String, String)]) -> Self {
-        let missing = "the deployed-shape test needs cargo-lambda: run scripts/test";
-        let cargo_lambda = std::env::var("PAYABILITY_TEST_CARGO_LAMBDA").expect(missing);
-        let port = port.to_string();
+    /// Runs `scripts/watch` as docs/operators.md tells operators to, on a free port, with
+    /// this process's environment minus proxies and AWS settings, and waits for its ready
+    /// file (it builds the functions first).
+    fn start() -> Self {
         let scratch = ScratchDir::new("watch");
         let log = scratch.join("watch.log");
+        let dir = scratch.join("stack");
+        let ready = dir.join("ready.json");
         let file = File::create(&log).unwrap();
-        let concurrency = CONCURRENCY.to_string();
         let mut command = Command::new("bash");
         command
-            .args(["-c", GUARD, &LIFETIME_S.to_string(), &cargo_lambda, "lambda", "watch"])
-            .args(["--ignore-changes", "--invoke-address", "127.0.0.1", "--invoke-port", &port])
-            .args(["--concurrency", &concurrency])
+            .arg(workspace_root().join("scripts/watch"))
+            .args(["--port", "0", "--concurrency", &CONCURRENCY.to_string()])
+            .args(["--operator-wallet", WALLET, "--ignore-changes", "--watch-stdin"])
+            .args(["--max-lifetime", &LIFETIME_S.to_string()])
+            .arg("--dir")
+            .arg(&dir)
             .current_dir(workspace_root())
             .stdin(Stdio::piped())
             .stdout(file.try_clone().unwrap())
@@ -269,24 +249,48 @@ impl Watch {
             }
         }
         command.env("NO_PROXY", "127.0.0.1,localhost").env("no_proxy", "127.0.0.1,localhost");
-        command.envs(env.iter().map(|(n, v)| (n, v)));
-        let mut guard = command.spawn().expect("bash starts");
-        let guard_stdin = guard.stdin.take();
-        let base = format!("http://127.0.0.1:{port}");
-        let mut watch = Self { guard, guard_stdin, base, log, _scratch: scratch };
-        let deadline = Instant::now() + LISTEN_WITHIN;
-        while TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
-            if let Ok(Some(status)) = watch.guard.try_wait() {
-                panic!("cargo lambda watch exited ({status}):\n{}", watch.log_tail());
+        let mut script = command.spawn().expect("bash starts");
+        let script_stdin = script.stdin.take();
+        let deadline = Instant::now() + BUILD_WITHIN;
+        let said = loop {
+            if let Ok(text) = std::fs::read_to_string(&ready) {
+                break serde_json::from_str::<Value>(&text).expect("ready.json is JSON");
             }
-            assert!(
-                Instant::now() < deadline,
-                "cargo lambda watch did not listen on {port} within {LISTEN_WITHIN:?}:\n{}",
-                watch.log_tail()
-            );
-            std::thread::sleep(Duration::from_millis(100));
+            if let Ok(Some(status)) = script.try_wait() {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                panic!("scripts/watch exited ({status}) before it was ready:\n{text}");
+            }
+            if Instant::now() >= deadline {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                let group = format!("-{}", script.id());
+                let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+                panic!("scripts/watch was not ready within {BUILD_WITHIN:?}:\n{text}");
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let url = |name: &str| {
+            let url = said[name].as_str().unwrap_or_else(|| panic!("ready.json: {name}: {said}"));
+            assert!(url.starts_with("http://127.0.0.1:"), "loopback only: {name} {url}");
+            url.to_owned()
+        };
+        let env = said["env"].as_object().cloned().expect("ready.json names the environment");
+        Self {
+            base: url("base_url"),
+            moto: url("moto_url"),
+            facilitator: url("facilitator_url"),
+            rpc: url("rpc_url"),
+            env,
+            script,
+            script_stdin,
+            log,
+            _scratch: scratch,
         }
-        watch
+    }
+
+    /// A variable of the functions' environment.
+    fn var(&self, name: &str) -> String {
+        let value = self.env.get(name).and_then(Value::as_str);
+        value.unwrap_or_else(|| panic!("scripts/watch gave the functions no {name}")).to_owned()
     }
 
     /// A request through the watch URL; a failure panics with the end of watch's log.
@@ -351,41 +355,50 @@ impl Watch {
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        // End-of-file on the guard's stdin: it sends SIGTERM to watch, which stops its
-        // instances and exits; past STOP_WITHIN the guard's process group is killed (an
-        // instance left behind exits when its Runtime API is gone).
-        drop(self.guard_stdin.take());
+        // End-of-file on the script's stdin: it stops watch (SIGTERM, which stops its
+        // instances) and every server it started, and exits; past STOP_WITHIN its process
+        // group is killed (an instance left behind exits when its Runtime API is gone).
+        drop(self.script_stdin.take());
         let deadline = Instant::now() + STOP_WITHIN;
         loop {
-            match self.guard.try_wait() {
+            match self.script.try_wait() {
                 Ok(Some(_)) | Err(_) => return,
                 Ok(None) if Instant::now() >= deadline => break,
                 Ok(None) => std::thread::sleep(Duration::from_millis(50)),
             }
         }
-        let group = format!("-{}", self.guard.id());
+        let group = format!("-{}", self.script.id());
         let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.guard.kill();
-        let _ = self.guard.wait();
+        let _ = self.script.kill();
+        let _ = self.script.wait();
     }
 }
 
-/// Creates a secret on moto with a unique name and returns its ARN.
-fn secret(runtime: &tokio::runtime::Runtime, sdk: &SdkConfig, what: &str, value: &str) -> String {
+/// The value of the secret `arn` on moto, as a function reads it.
+fn secret_value(runtime: &tokio::runtime::Runtime, sdk: &SdkConfig, arn: &str) -> String {
     let client = aws_sdk_secretsmanager::Client::new(sdk);
-    let name = format!("payability-deployed-{what}-{}-{}", std::process::id(), unique_suffix());
-    let created = runtime.block_on(client.create_secret().name(&name).secret_string(value).send());
-    created.expect("moto creates the secret").arn().expect("an ARN").to_owned()
+    let read = runtime.block_on(client.get_secret_value().secret_id(arn).send());
+    read.expect("moto has the secret").secret_string().expect("a string secret").to_owned()
+}
+
+/// The 32-byte seed a signing secret holds as 64 hex digits (what the template generates).
+fn seed_of(hex: &str) -> [u8; 32] {
+    assert!(hex.len() == 64 && hex.is_ascii(), "the signing secret holds 64 hex digits");
+    let mut seed = [0; 32];
+    for (i, byte) in seed.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex digits");
+    }
+    seed
 }
 
 /// Runs tests/e2e/buyer.py (the official x402 Python SDK unless `extra` says otherwise)
 /// against `url`, bounded; returns its JSON line.
-fn buy(url: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
+fn buy(url: &str, target: &Target, rpc: &str, extra: &[&str]) -> Value {
     let (python, dir) = fixtures();
     let mut command = Command::new(python);
     command
         .arg(format!("{dir}/buyer.py"))
-        .args(["--url", url, "--target", &target.url, "--rpc", &rpc.url()])
+        .args(["--url", url, "--target", &target.url, "--rpc", rpc])
         .args(extra);
     let ran = run_bounded(command, CHILD_WITHIN);
     ran.last_json().unwrap_or_else(|| panic!("the buyer gave no JSON line: {ran}"))
@@ -393,12 +406,12 @@ fn buy(url: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
 
 /// Runs tests/e2e/mcp_buyer.py (the official MCP and x402 clients) against the MCP endpoint
 /// `url` with `extra` arguments, bounded; returns its JSON line.
-fn buy_mcp(url: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
+fn buy_mcp(url: &str, target: &Target, rpc: &str, extra: &[&str]) -> Value {
     let (python, dir) = fixtures();
     let mut command = Command::new(python);
     command
         .arg(format!("{dir}/mcp_buyer.py"))
-        .args(["--url", url, "--target", &target.url, "--rpc", &rpc.url()])
+        .args(["--url", url, "--target", &target.url, "--rpc", rpc])
         // The free-tier counts of this scenario are the race's alone.
         .arg("--no-precheck")
         .args(extra);
@@ -409,12 +422,12 @@ fn buy_mcp(url: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
 /// Runs tests/e2e/a2a_buyer.py (the official A2A and x402 clients) against the agent at
 /// `base` (its card, then the A2A endpoint the card names) with `extra` arguments, bounded;
 /// returns its JSON line.
-fn buy_a2a(base: &str, target: &Target, rpc: &Fixture, extra: &[&str]) -> Value {
+fn buy_a2a(base: &str, target: &Target, rpc: &str, extra: &[&str]) -> Value {
     let (python, dir) = fixtures();
     let mut command = Command::new(python);
     command
         .arg(format!("{dir}/a2a_buyer.py"))
-        .args(["--url", base, "--target", &target.url, "--rpc", &rpc.url()])
+        .args(["--url", base, "--target", &target.url, "--rpc", rpc])
         .args(extra);
     let ran = run_bounded(command, CHILD_WITHIN);
     ran.last_json().unwrap_or_else(|| panic!("the A2A buyer gave no JSON line: {ran}"))
@@ -456,50 +469,28 @@ type WarmUp<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], &'a str, u16);
 #[test]
 fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() {
     let started = Instant::now();
-    let rpc = Fixture::start("solana_rpc_stub.py", &[]);
-    let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
     let target = Target::start();
+    let watch = Watch::start();
+    let (base, rpc) = (watch.base.clone(), watch.rpc.clone());
+    eprintln!("scripts/watch ready after {:.1?}", started.elapsed());
 
-    // The store and the secrets, as the template wires them (on moto).
+    // The store and the secrets, as the template wires them (on the script's moto).
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let sdk = moto_sdk();
-    let seed_hex: String = SEED.iter().map(|b| format!("{b:02x}")).collect();
-    let seed_arn = secret(&runtime, &sdk, "seed", &seed_hex);
-    let house_arn = secret(&runtime, &sdk, "house", HOUSE_TOKEN);
-    let pinned = ReportSigner::from_seed(&SEED).descriptor().clone();
-    let mut env = dynamodb_env(&moto_endpoint());
-    let table = |variable: &str| env.iter().find(|(n, _)| n == variable).unwrap().1.clone();
+    let sdk = local_sdk_config(&watch.moto);
+    let seed_hex = secret_value(&runtime, &sdk, &watch.var("PAYABILITY_SIGNING_KEY_SECRET_ARN"));
+    let seed = seed_of(&seed_hex);
+    let house_token = secret_value(&runtime, &sdk, &watch.var("PAYABILITY_HOUSE_TOKEN_SECRET_ARN"));
+    let pinned = ReportSigner::from_seed(&seed).descriptor().clone();
+    assert_eq!(watch.var("PAYABILITY_SIGNING_PUBLIC_KEY"), pinned.jwk.x, "the pinned key");
+    // The template's PublicBaseUrl: the challenges name the URL the buyer pays.
+    assert_eq!(watch.var("PAYABILITY_PUBLIC_BASE_URL"), base);
     let tables = TableNames {
-        ledger: table("PAYABILITY_TABLE_LEDGER"),
-        payments: table("PAYABILITY_TABLE_PAYMENTS"),
-        free_tier: table("PAYABILITY_TABLE_FREE_TIER"),
-        metrics: table("PAYABILITY_TABLE_METRICS"),
-        fx: table("PAYABILITY_TABLE_FX"),
+        ledger: watch.var("PAYABILITY_TABLE_LEDGER"),
+        payments: watch.var("PAYABILITY_TABLE_PAYMENTS"),
+        free_tier: watch.var("PAYABILITY_TABLE_FREE_TIER"),
+        metrics: watch.var("PAYABILITY_TABLE_METRICS"),
+        fx: watch.var("PAYABILITY_TABLE_FX"),
     };
-    let port = closed_port();
-    let base = format!("http://127.0.0.1:{port}");
-    for (name, value) in [
-        ("PAYABILITY_OPERATOR_WALLET", WALLET.to_owned()),
-        ("PAYABILITY_FACILITATOR_URL", facilitator.url()),
-        ("PAYABILITY_SOLANA_RPC_URL", rpc.url()),
-        // The template's PublicBaseUrl: the challenges name the URL the buyer pays.
-        ("PAYABILITY_PUBLIC_BASE_URL", base.clone()),
-        ("PAYABILITY_SIGNING_KEY_SECRET_ARN", seed_arn),
-        ("PAYABILITY_HOUSE_TOKEN_SECRET_ARN", house_arn),
-        ("PAYABILITY_SIGNING_PUBLIC_KEY", pinned.jwk.x.clone()),
-        ("AWS_ENDPOINT_URL_SECRETS_MANAGER", moto_endpoint()),
-        // No profile of this machine's (~/.aws) reaches the functions.
-        ("AWS_CONFIG_FILE", "/dev/null".to_owned()),
-        ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null".to_owned()),
-        // Local only: the seller is on loopback, and the CAD rate source is a closed port
-        // (every ledger entry stays CAD-pending, none guessed).
-        ("PAYABILITY_ALLOW_PRIVATE_TARGETS", "1".to_owned()),
-        ("PAYABILITY_BOC_VALET_ORIGIN", format!("http://127.0.0.1:{}", closed_port())),
-    ] {
-        env.push((name.to_owned(), value));
-    }
-    build_functions();
-    let watch = Watch::start(port, &env);
 
     // The first request of each function starts its first instance; the paths are the API's.
     let deadline = Instant::now() + BUILD_WITHIN;
@@ -603,7 +594,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     assert!(verify_signed(&memo["body"], &keys).is_ok(), "the memo report verifies: {memo}");
     assert_eq!(memo["body"]["state"], "MEMO-REUSED", "the seller serves a static memo");
     assert_eq!(target.hits(), 3, "the memo op fetches twice");
-    let settled = http_json("GET", &format!("{}/__fixture/calls", facilitator.url()), None);
+    let settled = http_json("GET", &format!("{}/__fixture/calls", watch.facilitator), None);
     assert_eq!(settled["settled"], 2, "{settled}");
 
     // The official MCP client (the MCP SDK's Streamable HTTP client wrapped by x402's) lists
@@ -649,7 +640,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     }
 
     // A house check: the token the function read from Secrets Manager.
-    let bearer = format!("Bearer {HOUSE_TOKEN}");
+    let bearer = format!("Bearer {house_token}");
     let house = watch.call("POST", "/check", &[("Authorization", &bearer)], &target_body);
     assert_eq!(house.status, 200, "{house}");
     assert!(verify_signed(&house.body, &keys).is_ok(), "the house report verifies: {house}");
