@@ -238,8 +238,9 @@ const PINNED: &[Reader] = &[
     Reader::Mcp,
     Reader::A2a,
 ];
-/// What publishes the key history.
-const PUBLISHING: &[Reader] = &[Reader::Serve, Reader::Criteria];
+/// What publishes the key history: the criteria document, from `/criteria`, the MCP criteria
+/// tool and the A2A criteria skill.
+const PUBLISHING: &[Reader] = &[Reader::Serve, Reader::Criteria, Reader::Mcp, Reader::A2a];
 
 /// The wallet that is paid.
 pub const OPERATOR_WALLET: Var<Base58Id> = Var {
