@@ -5,6 +5,7 @@
 pub mod capture;
 pub mod challenge;
 pub mod criteria;
+pub mod expect;
 pub mod grade;
 pub mod keys;
 pub mod layout;

@@ -9,13 +9,13 @@ use crate::capture::{Capture, CapturedHeader};
 
 /// The body leg of one capture: the body's JSON document, when it was kept and parses.
 #[derive(Debug, Default)]
-pub(super) struct BodyLeg {
+pub(crate) struct BodyLeg {
     document: Option<Value>,
 }
 
 /// The header leg of one capture.
 #[derive(Debug, Default)]
-pub(super) struct HeaderLeg {
+pub(crate) struct HeaderLeg {
     /// The response carries a `PAYMENT-REQUIRED` header.
     pub present: bool,
     /// Its value was longer than the header cap, so it was not kept or decoded.
@@ -62,7 +62,7 @@ fn census_names(offer: Option<&Map<String, Value>>) -> Vec<String> {
 
 impl BodyLeg {
     /// Decodes the body leg of a capture (absent when the body was over the cap).
-    pub(super) fn from_capture(capture: Option<&Capture>) -> Self {
+    pub(crate) fn from_capture(capture: Option<&Capture>) -> Self {
         let document = capture.and_then(Capture::body_bytes).and_then(parse_json);
         Self { document }
     }
@@ -88,7 +88,7 @@ impl BodyLeg {
     }
 
     /// Recipient: `accepts[0].payTo`.
-    pub(super) fn recipient(&self) -> Option<&str> {
+    pub(crate) fn recipient(&self) -> Option<&str> {
         present(self.field("payTo"))
     }
 
@@ -104,7 +104,7 @@ impl BodyLeg {
     }
 
     /// Amount: `accepts[0].amount`, digits only.
-    pub(super) fn amount(&self) -> Option<&str> {
+    pub(crate) fn amount(&self) -> Option<&str> {
         present_amount(self.field("amount"))
     }
 
@@ -116,6 +116,16 @@ impl BodyLeg {
     /// Resource: `accepts[0].resource`.
     pub(super) fn resource(&self) -> Option<&str> {
         present(self.field("resource"))
+    }
+
+    /// Network: `accepts[0].network`, as written (read by the caller's expectations only).
+    pub(crate) fn network(&self) -> Option<&str> {
+        present(self.field("network"))
+    }
+
+    /// Asset: `accepts[0].asset`, as written (read by the caller's expectations only).
+    pub(crate) fn asset(&self) -> Option<&str> {
+        present(self.field("asset"))
     }
 
     /// Description length in Unicode scalar values, when `accepts[0].description` is a string.
@@ -131,7 +141,7 @@ impl BodyLeg {
 
 impl HeaderLeg {
     /// Decodes the header leg of a capture (never decoded when over the cap).
-    pub(super) fn from_capture(capture: Option<&Capture>) -> Self {
+    pub(crate) fn from_capture(capture: Option<&Capture>) -> Self {
         match capture.and_then(|c| c.payment_required.as_ref()) {
             None => Self::default(),
             Some(CapturedHeader::OverCap) => Self { present: true, over_cap: true, document: None },
@@ -157,13 +167,23 @@ impl HeaderLeg {
     }
 
     /// Amount: `accepts[0].amount`, digits only.
-    pub(super) fn amount(&self) -> Option<&str> {
+    pub(crate) fn amount(&self) -> Option<&str> {
         present_amount(self.offer().and_then(|o| o.get("amount")))
     }
 
     /// Recipient: `accepts[0].payTo`.
-    pub(super) fn pay_to(&self) -> Option<&str> {
+    pub(crate) fn pay_to(&self) -> Option<&str> {
         present(self.offer().and_then(|o| o.get("payTo")))
+    }
+
+    /// Network: `accepts[0].network`, as written (read by the caller's expectations only).
+    pub(crate) fn network(&self) -> Option<&str> {
+        present(self.offer().and_then(|o| o.get("network")))
+    }
+
+    /// Asset: `accepts[0].asset`, as written (read by the caller's expectations only).
+    pub(crate) fn asset(&self) -> Option<&str> {
+        present(self.offer().and_then(|o| o.get("asset")))
     }
 
     /// Resource: top-level `resource.url`.

@@ -3,7 +3,7 @@
 pub mod check;
 pub mod decided;
 mod json;
-mod legs;
+pub(crate) mod legs;
 pub mod memo;
 
 pub use check::{CheckFactors, CheckState, CheckVerdict, grade_check};
