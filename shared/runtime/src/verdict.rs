@@ -27,6 +27,15 @@ impl Fetched {
             PaidOp::Memo => Self::Memo(fetcher.fetch_twice(target).await),
         }
     }
+
+    /// Every fetch, in order, for a pure reader beside the grade (the command line's
+    /// `--expect`); nothing leaves but what that reader returns.
+    pub fn outcomes(&self) -> &[FetchOutcome] {
+        match self {
+            Self::Check(outcome) => std::slice::from_ref(outcome),
+            Self::Memo(outcomes) => outcomes,
+        }
+    }
 }
 
 /// A graded verdict: the unsigned report, its time and what the ledger records of it.
