@@ -7,7 +7,7 @@ use std::io;
 use std::ops::RangeInclusive;
 
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// Unicode's format characters (`Cf`, as of Unicode 16) and its line and paragraph
 /// separators (`Zl`, `Zp`): the soft hyphen, Arabic and Syriac marks (the Arabic letter mark
@@ -58,17 +58,27 @@ pub(crate) fn text(text: &str) -> String {
 /// `value` as pretty-printed JSON with every [`is_escaped`] character of its strings written
 /// `\uXXXX` (a surrogate pair above U+FFFF); serde_json escapes the C0 controls itself.
 pub(crate) fn json_pretty(value: &impl Serialize) -> String {
+    json_with(value, Escaping(PrettyFormatter::new()))
+}
+
+/// `value` as one line of JSON (JSON Lines), escaped as [`json_pretty`] escapes.
+pub(crate) fn json_line(value: &impl Serialize) -> String {
+    json_with(value, Escaping(CompactFormatter))
+}
+
+/// `value` written by `formatter`.
+fn json_with<F: Formatter>(value: &impl Serialize, formatter: Escaping<F>) -> String {
     let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, Escaping::default());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
     value.serialize(&mut serializer).expect("our values serialise");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// serde_json's pretty formatter, writing the [`is_escaped`] characters of strings escaped.
-#[derive(Default)]
-struct Escaping(PrettyFormatter<'static>);
+/// A serde_json formatter (pretty or compact), writing the [`is_escaped`] characters of
+/// strings escaped.
+struct Escaping<F>(F);
 
-impl Formatter for Escaping {
+impl<F: Formatter> Formatter for Escaping<F> {
     fn write_string_fragment<W: ?Sized + io::Write>(
         &mut self,
         writer: &mut W,
@@ -188,6 +198,8 @@ pub(crate) mod tests {
         assert_eq!(text("a\u{1b}[2J\u{202e}\u{e0041}"), "a\\u{001b}[2J\\u{202e}\\u{e0041}");
         let json = json_pretty(&json!({"k\u{9b}": "\u{7f}\u{2066}\u{e0041}\n"}));
         assert_eq!(json, "{\n  \"k\\u009b\": \"\\u007f\\u2066\\udb40\\udc41\\n\"\n}");
+        let line = json_line(&json!({"k\u{9b}": ["\u{2028}", 1]}));
+        assert_eq!(line, "{\"k\\u009b\":[\"\\u2028\",1]}");
     }
 
     proptest! {
@@ -203,7 +215,10 @@ pub(crate) mod tests {
             let value = json!({"object": object, "list": values});
             let shown = json_pretty(&value);
             prop_assert_eq!(raw(&shown, &['\n']), Vec::<char>::new());
-            prop_assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value);
+            prop_assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value.clone());
+            let line = json_line(&value);
+            prop_assert_eq!(raw(&line, &[]), Vec::<char>::new());
+            prop_assert_eq!(serde_json::from_str::<Value>(&line).unwrap(), value);
         }
 
         /// The text form of any string: no escaped character.

@@ -15,9 +15,13 @@ pub(crate) fn print_error(rule: &str, message: &str) {
     eprintln!("{}", json!({"error": {"rule": rule, "message": message}}));
 }
 
+/// The rule and message of a system clock outside the years a timestamp can carry.
+pub(crate) const CLOCK_OUT_OF_RANGE: (&str, &str) =
+    ("clock_out_of_range", "the system clock is outside the years 0000 to 9999");
+
 /// The error line and exit of a system clock outside the years a timestamp can carry.
 pub(crate) fn clock_out_of_range() -> ExitCode {
-    print_error("clock_out_of_range", "the system clock is outside the years 0000 to 9999");
+    print_error(CLOCK_OUT_OF_RANGE.0, CLOCK_OUT_OF_RANGE.1);
     ExitCode::from(EXIT_FAILED)
 }
 

@@ -1,10 +1,16 @@
 //! The text after each subcommand's `--help`: what it reads from the environment, its exit
 //! codes, and (for the root) the states of both ops, one line each.
 
+use payability_core::capture::BODY_CAP_BYTES;
 use payability_core::criteria::published;
 use payability_core::grade::{CheckState, MemoState};
+use payability_core::op::PaidOp;
+use payability_core::payment::x402::Network;
+use payability_core::policy::MAX_URL_BYTES;
 use payability_runtime::settings;
 use serde_json::Value;
+
+use crate::targets;
 
 /// The paragraph a seller reads first: how to check a server on their own machine.
 pub(crate) const FOR_SELLERS: &str = "\
@@ -119,7 +125,8 @@ pub(crate) fn root() -> String {
     format!(
         "States of check (one fetch):\n{}\
          States of memo (two fetches, back to back):\n{}\n\
-         Exit codes: 0 success, 1 failed, 2 refused (each subcommand's --help says when).\n\
+         Exit codes: 0 success, 1 failed, 2 refused, 3 outside your terms (--require and \
+         --expect\nof check and memo); each subcommand's --help says when.\n\
          Every subcommand's --help lists its flags, environment variables and exit codes.\n\n\
          {FOR_SELLERS}",
         check_states(),
@@ -127,10 +134,44 @@ pub(crate) fn root() -> String {
     )
 }
 
-/// After `check --help` and `memo --help`.
-pub(crate) fn check() -> String {
+/// The usage lines of `check` and `memo`: URLs, a file of them, a catalogue, or any mix.
+pub(crate) fn usage(op: &str) -> String {
+    format!(
+        "payability {op} [OPTIONS] <URL>...
+       payability {op} [OPTIONS] [URL]... --urls-from <FILE> [--catalogue <ORIGIN>]
+       payability {op} [OPTIONS] [URL]... --catalogue <ORIGIN>"
+    )
+}
+
+/// Names separated by commas, in lines under the `--require` and `--expect` descriptions.
+fn listed(names: &[String]) -> String {
+    let indent = " ".repeat(30);
+    let mut lines = vec![indent.clone()];
+    for (name, n) in names.iter().zip(1..) {
+        let piece = if n < names.len() { format!("{name}, ") } else { name.clone() };
+        let last = lines.last_mut().expect("one line at least");
+        if last.len() + piece.trim_end().len() > 90 {
+            lines.push(indent.clone());
+        }
+        lines.last_mut().expect("one line at least").push_str(&piece);
+    }
+    lines.iter().map(|line| line.trim_end()).collect::<Vec<_>>().join("\n")
+}
+
+/// After `check --help` and `memo --help`: the views, several URLs, the caller's terms, the
+/// GitHub views, the environment and the exit codes.
+pub(crate) fn check(op: PaidOp) -> String {
     let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
     let key_environment = key_environment();
+    let texts = published();
+    let (name, states, fetches) = match op {
+        PaidOp::Check => ("check", listed(&texts.states), "the fetch"),
+        PaidOp::Memo => ("memo", listed(&texts.memo_op.states), "each of the two fetches"),
+    };
+    let network = Network::SolanaMainnet;
+    let (v1, caip2) = (network.v1_name(), network.caip2());
+    let max_urls = targets::MAX_URLS;
+    let file_bytes = targets::MAX_URLS_FILE_BYTES;
     format!(
         "Output:
   --format text (the default when standard output is a terminal): the verdict line, every
@@ -139,17 +180,54 @@ pub(crate) fn check() -> String {
   when standard output is not a terminal): the signed report. Colour only on a terminal,
   and never when NO_COLOR is set (not empty).
 
+Several URLs:
+  Checked in order: the command line's, then --urls-from FILE's (at most {file_bytes} bytes,
+  lines of at most {MAX_URL_BYTES} bytes), then each resource --catalogue ORIGIN lists at
+  ORIGIN/.well-known/x402 (fetched as a target is, at most {BODY_CAP_BYTES} bytes): a URL, a path or
+  \"METHOD /path\", resolved against ORIGIN; one on another origin is refused
+  (catalogue_other_origin); the rule fetches each with GET. At most {max_urls} URLs a run.
+  Each URL is its own verdict under the target policy. A URL refused or not checked is
+  reported in its place, {{\"item\":N,\"error\":{{\"rule\":…,\"message\":…}}}} (text: one line),
+  and the others are still checked; with one URL on the command line, on stderr as before.
+  --format json writes one signed report a line (JSON Lines) for several URLs or with
+  --expect, then {{\"report\":…,\"expectations\":…}}; one URL alone prints the pretty JSON.
+
+Your terms, beside the signed report and never in it:
+  --require STATE[,STATE...]  every state must be one of these; {name}'s states:
+{states}
+  --expect KEY=VALUE          accepts[0] of the body and of the PAYMENT-REQUIRED header,
+                              in {fetches}, must each carry your term:
+    pay-to=ADDRESS            payTo is ADDRESS
+    amount=UNITS              amount is UNITS (base units, digits only)
+    max-amount=UNITS          amount is at most UNITS
+    network=NAME              network is the same network ({v1} and
+                              {caip2} are one; any other
+                              name compares as written)
+    asset=ADDRESS             asset is ADDRESS
+  Each is met, unmet or absent per leg, never the value the challenge carried.
+
+GitHub Actions:
+  --format github prints an ::error annotation for each URL that makes the exit code not 0
+  and, when GITHUB_STEP_SUMMARY is set, appends a markdown table to that file: URL, op,
+  state, decided by, expectations, key id. --format markdown prints that table. --reports
+  FILE writes the JSON Lines too (with github, the reports appear in no other form).
+
 Environment:
   {allow_private_targets:<33} 0 (default) or 1; 1 lifts the public-address rule as
                                     --allow-private does
 {key_environment}
   NO_COLOR                          set and not empty: no colour in the text view
+  GITHUB_STEP_SUMMARY               --format github: the file the summary table is
+                                    appended to
 
 Exit codes:
-  0  a signed report was printed, whatever its state
-  1  failed: the signing key, the HTTP client or the system clock
-  2  refused: the URL (target policy; nothing was fetched), a malformed setting, or the
-     command line
+  0  a signed report was printed for each URL, whatever its state
+  1  failed: the signing key, the HTTP client, the system clock, a catalogue that did not
+     answer 200, or the --reports or summary file
+  2  refused: a URL (target policy; nothing was fetched), a catalogue or one of its
+     resources, a malformed setting, or the command line (the file, --require, --expect)
+  3  a state outside --require or an expectation unmet (every URL has its report)
+  Across URLs, the first that applies in the order 1, 2, 3 is the run's, else 0.
 
 {FOR_SELLERS}"
     )
@@ -264,7 +342,15 @@ mod tests {
 
     #[test]
     fn help_lines_fit_a_terminal_and_variables_are_indented() {
-        let texts = [root(), check(), verify(), signing_only(), serve(), ledger()];
+        let texts = [
+            root(),
+            check(PaidOp::Check),
+            check(PaidOp::Memo),
+            verify(),
+            signing_only(),
+            serve(),
+            ledger(),
+        ];
         let wide: Vec<&str> =
             texts.iter().flat_map(|t| t.lines()).filter(|l| l.chars().count() > 96).collect();
         assert!(wide.is_empty(), "{wide:#?}");

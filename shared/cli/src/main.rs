@@ -6,16 +6,23 @@ mod escape;
 mod exit;
 mod help;
 mod ledger;
+mod run;
 mod serve;
+mod targets;
 mod text;
 mod verify;
+mod views;
 
 use std::ffi::OsStr;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use payability_core::criteria::{SigningKeyEntry, criteria_document};
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use payability_core::criteria::{SigningKeyEntry, criteria_document, published};
+use payability_core::expect::Expectations;
 use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, PolicyRefusal, TargetUrl, vet_target_url};
 use payability_core::report::UnsignedReport;
@@ -27,7 +34,7 @@ use payability_runtime::signing_key::{KEY_FILE_VAR, KeyError, KeySource, load_or
 use payability_runtime::verdict::fetch_and_grade;
 use serde_json::json;
 
-use exit::{EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_error};
+use exit::{EXIT_FAILED, EXIT_REFUSED, current_thread_runtime, print_error};
 
 #[derive(Parser)]
 #[command(
@@ -43,11 +50,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Fetch URL once and print its signed check report (six states).
-    #[command(after_help = help::check())]
+    /// Fetch each URL once and print its signed check report (six states).
+    #[command(after_help = help::check(PaidOp::Check), override_usage = help::usage("check"))]
     Check(TargetArgs),
-    /// Fetch URL twice, back to back, and print its signed memo-binding report (five states).
-    #[command(after_help = help::check())]
+    /// Fetch each URL twice, back to back, and print its signed memo-binding report (five states).
+    #[command(after_help = help::check(PaidOp::Memo), override_usage = help::usage("memo"))]
     Memo(TargetArgs),
     /// Verify a report's signature and say which key signed it.
     #[command(after_help = help::verify())]
@@ -102,24 +109,45 @@ enum LedgerCommand {
 
 /// The arguments of `check` and `memo`.
 #[derive(Args)]
+#[command(group(ArgGroup::new("targets").required(true).multiple(true)))]
 struct TargetArgs {
-    /// The endpoint to check: a full http:// or https:// URL.
-    url: String,
+    /// The endpoints to check, in order: full http:// or https:// URLs.
+    #[arg(value_name = "URL", group = "targets")]
+    urls: Vec<String>,
+    /// Also check the URLs of FILE: one a line; blank lines and lines starting with # skipped.
+    #[arg(long, value_name = "FILE", group = "targets")]
+    urls_from: Option<PathBuf>,
+    /// Also check every resource ORIGIN/.well-known/x402 lists (x402 discovery), last.
+    #[arg(long, value_name = "ORIGIN", group = "targets")]
+    catalogue: Option<String>,
     /// Check a loopback or private address: lift the public-address rule for this run.
     #[arg(long)]
     allow_private: bool,
-    /// How to print the report [default: text on a terminal, json when piped].
+    /// How to print the reports [default: text on a terminal, json when piped].
     #[arg(long, value_enum)]
     format: Option<Format>,
+    /// Exit 3 unless every verdict's state is one of these (comma-separated, repeatable).
+    #[arg(long, value_name = "STATE", value_delimiter = ',')]
+    require: Vec<String>,
+    /// Exit 3 unless both legs carry your term: pay-to, amount, max-amount, network, asset.
+    #[arg(long, value_name = "KEY=VALUE")]
+    expect: Vec<String>,
+    /// Also write every report (and refusal) to FILE as JSON Lines, whatever the format.
+    #[arg(long, value_name = "FILE")]
+    reports: Option<PathBuf>,
 }
 
-/// How `check` and `memo` print the report.
+/// How `check` and `memo` print the reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// The verdict line and a checklist of every factor.
     Text,
-    /// The signed report.
+    /// The signed report (JSON Lines for several URLs or with --expect).
     Json,
+    /// GitHub Actions: an ::error annotation per failing URL; a summary table.
+    Github,
+    /// The summary table (URL, op, state, decided by, expectations, key id).
+    Markdown,
 }
 
 /// The format when none is asked for: text for a person at a terminal, JSON for a pipe.
@@ -245,37 +273,118 @@ fn build_fetcher(rule: AddressRule) -> Result<Fetcher, ExitCode> {
     })
 }
 
-fn run_check(args: &TargetArgs, op: PaidOp) -> ExitCode {
-    let rule = match address_rule(args.allow_private) {
-        Ok(rule) => rule,
-        Err(code) => return code,
+/// `--require`'s states, each one of the op's published states.
+fn required_states(op: PaidOp, named: &[String]) -> Result<Vec<String>, ExitCode> {
+    let texts = published();
+    let states = match op {
+        PaidOp::Check => &texts.states,
+        PaidOp::Memo => &texts.memo_op.states,
     };
-    let target = match vet_target_url(&args.url, rule) {
-        Ok(target) => target,
-        Err(refusal) => return refuse(refusal),
+    if named.iter().all(|state| states.contains(state)) {
+        return Ok(named.to_vec());
+    }
+    let message = format!(
+        "--require names a state {} does not have; its states are {}",
+        op.as_str(),
+        states.join(", ")
+    );
+    print_error("require_state_unknown", &message);
+    Err(ExitCode::from(EXIT_REFUSED))
+}
+
+/// A file the run writes: `--reports` (created or emptied) or the step summary (appended).
+fn output_file(
+    path: &Path,
+    append: bool,
+    rule: &'static str,
+    message: &str,
+) -> Result<File, ExitCode> {
+    let mut options = OpenOptions::new();
+    match append {
+        true => options.append(true).create(true),
+        false => options.write(true).create(true).truncate(true),
+    };
+    options.open(path).map_err(|_| {
+        print_error(rule, message);
+        ExitCode::from(EXIT_REFUSED)
+    })
+}
+
+fn run_check(args: &TargetArgs, op: PaidOp) -> ExitCode {
+    match prepare_and_run(args, op) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+/// Reads every input of `check` or `memo` (each refusal before anything is fetched), then
+/// runs it.
+fn prepare_and_run(args: &TargetArgs, op: PaidOp) -> Result<ExitCode, ExitCode> {
+    let rule = address_rule(args.allow_private)?;
+    let require = required_states(op, &args.require)?;
+    let expectations = Expectations::parse(&args.expect).map_err(|refusal| {
+        print_error(refusal.rule(), refusal.message());
+        ExitCode::from(EXIT_REFUSED)
+    })?;
+    let targets = targets::given(&args.urls, args.urls_from.as_deref()).map_err(|problem| {
+        print_error(problem.rule, &problem.message);
+        ExitCode::from(problem.exit)
+    })?;
+    let catalogue = args.catalogue.as_deref().map(|origin| targets::catalogue_url(origin, rule));
+    let plain = targets.len() == 1 && args.urls_from.is_none() && catalogue.is_none();
+    let terminal = std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(default_format(terminal));
+    if let ([targets::Target::Url { url, .. }], true, Format::Text | Format::Json) =
+        (targets.as_slice(), plain, format)
+    {
+        // One URL refused by the policy: refused before the key is read, as always.
+        if let Err(refusal) = vet_target_url(url, rule) {
+            let problem = refusal_problem(refusal);
+            print_error(problem.rule, &problem.message);
+            return Err(ExitCode::from(EXIT_REFUSED));
+        }
+    }
+    let reports = match &args.reports {
+        Some(path) => Some(output_file(
+            path,
+            false,
+            "reports_unwritable",
+            "the --reports file cannot be created",
+        )?),
+        None => None,
+    };
+    let summary = match std::env::var_os(STEP_SUMMARY) {
+        Some(path) if format == Format::Github && !path.is_empty() => Some(output_file(
+            Path::new(&path),
+            true,
+            "step_summary_unwritable",
+            "the file GITHUB_STEP_SUMMARY names cannot be opened for appending",
+        )?),
+        _ => None,
     };
     let (signer, fetcher) = match (local_signer(), build_fetcher(rule)) {
         (Ok(signer), Ok(fetcher)) => (signer, fetcher),
-        (Err(code), _) | (_, Err(code)) => return code,
+        (Err(code), _) | (_, Err(code)) => return Err(code),
     };
-    let Some(report) = current_thread_runtime().block_on(house_report(op, &target, &fetcher))
-    else {
-        return clock_out_of_range();
+    let colour = colour_wanted(terminal, std::env::var_os("NO_COLOR").as_deref());
+    let run = run::Run {
+        op,
+        rule,
+        format,
+        plain,
+        colour,
+        require,
+        expectations,
+        reports,
+        summary,
+        signer: &signer,
+        fetcher: &fetcher,
     };
-    let signed = report.sign(&signer);
-    let terminal = std::io::stdout().is_terminal();
-    match args.format.unwrap_or(default_format(terminal)) {
-        Format::Json => {
-            println!("{}", escape::json_pretty(&signed));
-        }
-        Format::Text => {
-            let value = serde_json::to_value(&signed).expect("a report serialises");
-            let colour = colour_wanted(terminal, std::env::var_os("NO_COLOR").as_deref());
-            print!("{}", text::render(&value, colour));
-        }
-    }
-    ExitCode::SUCCESS
+    let code = current_thread_runtime().block_on(run.run(targets, catalogue));
+    Ok(ExitCode::from(code))
 }
+
+/// The file GitHub Actions gives a step for its markdown summary.
+const STEP_SUMMARY: &str = "GITHUB_STEP_SUMMARY";
 
 fn run_demo() -> ExitCode {
     // The embedded seller listens on loopback, so only this command's own fetcher may reach
@@ -342,13 +451,14 @@ fn init_json_logs() {
     tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_current_span(false).init();
 }
 
-/// Prints a policy refusal, with the command line's flag hint where a seller needs one.
-fn refuse(refusal: PolicyRefusal) -> ExitCode {
+/// A policy refusal as a problem, with the command line's flag hint where a seller needs one.
+fn refusal_problem(refusal: PolicyRefusal) -> targets::Problem {
     match flag_hint(refusal) {
-        Some(hint) => print_error(refusal.rule(), &format!("{}; {hint}", refusal.message())),
-        None => print_error(refusal.rule(), refusal.message()),
+        Some(hint) => {
+            targets::Problem::refused(refusal.rule(), format!("{}; {hint}", refusal.message()))
+        }
+        None => targets::Problem::refused(refusal.rule(), refusal.message()),
     }
-    ExitCode::from(EXIT_REFUSED)
 }
 
 /// What the command line adds to a refusal a seller checking a local server meets.

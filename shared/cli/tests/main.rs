@@ -22,5 +22,6 @@ mod packages;
 mod page;
 mod paid;
 mod sellers;
+mod sellers_ci;
 mod serve;
 mod serve_limits;

@@ -1,0 +1,168 @@
+//! One run of `check` or `memo` over its targets, in order: each target vetted, fetched,
+//! graded and signed on its own (one target's refusal or failure never stops the others),
+//! `--expect` evaluated on what was fetched before it is dropped, each outcome written as it
+//! comes in the chosen view, and one exit code for the run (see [`crate::views::severity`]).
+
+use std::fs::File;
+use std::io::Write;
+
+use payability_core::expect::Expectations;
+use payability_core::op::PaidOp;
+use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
+use payability_core::signing::ReportSigner;
+use payability_runtime::clock;
+use payability_runtime::fetch::Fetcher;
+use payability_runtime::verdict::{Fetched, graded};
+
+use crate::exit::{CLOCK_OUT_OF_RANGE, print_error};
+use crate::targets::{self, Problem, Target};
+use crate::views::{self, Checked, EXIT_TERMS_UNMET, Outcome};
+use crate::{Format, refusal_problem, text};
+
+/// What a run needs besides its targets.
+pub(crate) struct Run<'a> {
+    /// The op.
+    pub(crate) op: PaidOp,
+    /// The target policy's address rule.
+    pub(crate) rule: AddressRule,
+    /// The view on standard output.
+    pub(crate) format: Format,
+    /// One URL from the command line: the view (and a refusal on stderr) is today's.
+    pub(crate) plain: bool,
+    /// Colour in the text view.
+    pub(crate) colour: bool,
+    /// `--require`'s states (empty: any state).
+    pub(crate) require: Vec<String>,
+    /// `--expect`'s expectations (possibly none).
+    pub(crate) expectations: Expectations,
+    /// `--reports FILE`, open.
+    pub(crate) reports: Option<File>,
+    /// `$GITHUB_STEP_SUMMARY`, open for appending (with `--format github`).
+    pub(crate) summary: Option<File>,
+    /// The local signing key.
+    pub(crate) signer: &'a ReportSigner,
+    /// The bounded fetcher.
+    pub(crate) fetcher: &'a Fetcher,
+}
+
+impl Run<'_> {
+    /// Checks every target (the catalogue's resources last, fetched first) and returns the
+    /// run's exit code.
+    pub(crate) async fn run(
+        mut self,
+        mut targets: Vec<Target>,
+        catalogue: Option<Result<TargetUrl, Problem>>,
+    ) -> u8 {
+        match catalogue {
+            None => {}
+            Some(Err(problem)) => targets.push(Target::Unusable(problem)),
+            Some(Ok(url)) => {
+                let room = targets::MAX_URLS - targets.len();
+                match targets::listed(self.fetcher, &url, room).await {
+                    Ok(listed) => targets.extend(listed),
+                    Err(problem) => targets.push(Target::Unusable(problem)),
+                }
+            }
+        }
+        let total = targets.len();
+        let op = self.op.as_str();
+        let mut rows = views::markdown_head(op);
+        if self.format == Format::Markdown {
+            print!("{rows}");
+        }
+        let (mut worst, mut unmet) = (0u8, 0usize);
+        for (target, item) in targets.into_iter().zip(1usize..) {
+            let outcome = self.check(target).await;
+            let row = views::markdown_row(op, item, &outcome);
+            self.emit(item, total, &outcome, &row);
+            rows += &row;
+            unmet += usize::from(outcome.exit() == EXIT_TERMS_UNMET);
+            if views::severity(outcome.exit()) > views::severity(worst) {
+                worst = outcome.exit();
+            }
+        }
+        let mut written = true;
+        if let Some(summary) = &mut self.summary {
+            written &= writeln!(summary, "{rows}").is_ok();
+        }
+        if let Some(reports) = &mut self.reports {
+            written &= reports.flush().is_ok();
+        }
+        if !written {
+            print_error(
+                "output_unwritable",
+                "the --reports file or the step summary could not be written",
+            );
+            worst = 1;
+        }
+        if unmet > 0 {
+            print_error(
+                "terms_unmet",
+                &format!("{unmet} of {total} URLs have a verdict outside --require or --expect"),
+            );
+        }
+        worst
+    }
+
+    /// One target: vetted, fetched, its expectations evaluated, graded and signed.
+    async fn check(&self, target: Target) -> Outcome {
+        let (url, listed) = match target {
+            Target::Url { url, listed } => (url, listed),
+            Target::Unusable(problem) => return Outcome::Problem(problem),
+        };
+        let target = match vet_target_url(&url, self.rule) {
+            Ok(target) => target,
+            Err(refusal) => return Outcome::Problem(refusal_problem(refusal)),
+        };
+        let fetched = Fetched::fetch(self.fetcher, self.op, &target).await;
+        let expectations =
+            (!self.expectations.is_empty()).then(|| self.expectations.evaluate(fetched.outcomes()));
+        let Some(verdict) = graded(&target, fetched, clock::now(), true) else {
+            let (rule, message) = CLOCK_OUT_OF_RANGE;
+            return Outcome::Problem(Problem::failed(rule, message));
+        };
+        let signed = verdict.report.sign(self.signer);
+        let value = serde_json::to_value(&signed).expect("a report serialises");
+        let outside_require = !self.require.is_empty()
+            && !self.require.iter().any(|state| Some(state.as_str()) == value["state"].as_str());
+        Outcome::Verdict(Box::new(Checked { signed, value, expectations, outside_require, listed }))
+    }
+
+    /// Writes one outcome: the view on stdout (a plain refusal on stderr), the reports file.
+    fn emit(&mut self, item: usize, total: usize, outcome: &Outcome, row: &str) {
+        if let Some(reports) = &mut self.reports {
+            // A failed write is seen when the file is flushed at the end.
+            let _ = writeln!(reports, "{}", views::json_line(item, outcome));
+        }
+        let lines = self.plain && self.expectations.is_empty();
+        match (self.format, outcome) {
+            (Format::Json | Format::Text, Outcome::Problem(problem)) if self.plain => {
+                print_error(problem.rule, &problem.message);
+            }
+            (Format::Json, Outcome::Verdict(checked)) if lines => {
+                println!("{}", crate::escape::json_pretty(&checked.signed));
+            }
+            (Format::Json, _) => println!("{}", views::json_line(item, outcome)),
+            (Format::Text, Outcome::Problem(problem)) => {
+                print!("{}", views::text_problem(item, total, problem));
+            }
+            (Format::Text, Outcome::Verdict(checked)) => {
+                if !self.plain {
+                    println!("item {item} of {total}");
+                }
+                print!("{}", text::render(&checked.value, self.colour));
+                print!("{}", views::text_additions(checked, &self.require));
+                if !self.plain && item < total {
+                    println!();
+                }
+            }
+            (Format::Github, _) => {
+                let annotation = views::annotation(self.op.as_str(), item, outcome, &self.require);
+                if let Some(annotation) = annotation {
+                    println!("{annotation}");
+                }
+            }
+            (Format::Markdown, _) => print!("{row}"),
+        }
+    }
+}
