@@ -1,13 +1,16 @@
 # shellcheck shell=bash
 # The pinned test dependencies that both scripts/test and scripts/watch use, installed on first
-# use into target/test-deps (each is reinstalled only when its pinned version differs from what
+# use into the test-deps folder below (each is reinstalled only when its pinned version differs from what
 # is installed): moto's server (pip, in a virtualenv), the official x402 Python SDK with the
 # packages the end-to-end fixtures and buyers rely on (pip, in its own virtualenv) and
 # cargo-lambda (pip, in its own virtualenv). Sourced, from the workspace root, by a script with
 # `set -euo pipefail`; it defines variables and functions and runs nothing.
 
-DEPS=target/test-deps
-LOGS=$DEPS/logs
+# Where they go: $PAYABILITY_TOOLS_DIR/test-deps (a folder kept per machine, as .ci/run sets
+# it, so a fresh clone on a warm machine reuses them), else target/test-deps; always absolute.
+# The logs of installs and servers stay with the checkout.
+DEPS=${PAYABILITY_TOOLS_DIR:-$PWD/target}/test-deps
+LOGS=$PWD/target/test-logs
 
 MOTO_VERSION=5.2.5
 MOTO_VENV=$DEPS/venv
