@@ -57,11 +57,10 @@ fn package(out: &Path) -> Artefacts {
     command.args(["--binary", env!("CARGO_BIN_EXE_payability"), "--out"]).arg(out);
     let ran = succeeded(run_bounded(command, PACKAGE_WITHIN), "scripts/package");
     let version = env!("CARGO_PKG_VERSION");
+    let main = format!("payability-{version}.tgz");
     let artefacts = Artefacts {
-        main: only(&out.join("npm"), |n| n == format!("payability-{version}.tgz")),
-        platform: only(&out.join("npm"), |n| {
-            n.starts_with("payability-") && n.ends_with(&format!("-{version}.tgz")) && n.len() > 20
-        }),
+        main: only(&out.join("npm"), |n| n == main),
+        platform: only(&out.join("npm"), |n| n.starts_with("payability-") && n != main),
         wheel: only(&out.join("pypi"), |n| {
             n.starts_with(&format!("payability-{version}-py3-none-")) && n.ends_with(".whl")
         }),
@@ -137,7 +136,35 @@ fn npm_install(project: &Path, artefacts: &Artefacts) -> PathBuf {
     succeeded(run_bounded(npm, RUN_WITHIN), "npm install --offline");
     let launcher = project.join("node_modules/.bin/payability");
     assert!(launcher.exists(), "npm linked the launcher");
+    manifests_are_biomes_layout(&project.join("node_modules"), artefacts);
     launcher
+}
+
+/// The installed manifests: the main package's bin and its optionalDependency on this
+/// platform's package at the same version; the platform package's `os`, `cpu` and (on Linux)
+/// `libc`; no install script in either.
+fn manifests_are_biomes_layout(modules: &Path, artefacts: &Artefacts) {
+    let manifest = |name: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(modules.join(name).join("package.json")).unwrap())
+            .unwrap()
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let file = artefacts.platform.file_name().unwrap().to_str().unwrap();
+    let name = file.strip_suffix(&format!("-{version}.tgz")).unwrap();
+    let (main, platform) = (manifest("payability"), manifest(name));
+    assert_eq!(main["bin"]["payability"], "bin/payability");
+    assert_eq!(main["optionalDependencies"][name], version, "{main}");
+    assert_eq!(platform["version"], version);
+    assert_eq!(platform["os"], json!([std::env::consts::OS]), "{platform}");
+    assert!(platform["cpu"].as_array().is_some_and(|cpu| cpu.len() == 1), "{platform}");
+    if cfg!(target_os = "linux") {
+        let libc = if name.ends_with("-musl") { "musl" } else { "glibc" };
+        assert_eq!(platform["libc"], json!([libc]), "{platform}");
+    }
+    for package in [&main, &platform] {
+        assert!(package.get("scripts").is_none(), "no install script: {package}");
+    }
+    assert!(modules.join(name).join("payability").is_file(), "the binary is in {name}");
 }
 
 /// A fresh virtualenv with the wheel installed from the file (`--no-index`); its python.
