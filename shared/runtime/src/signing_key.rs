@@ -4,6 +4,7 @@
 
 use std::fs;
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -95,6 +96,7 @@ pub fn configured_or_default_path() -> Result<PathBuf, KeyError> {
 
 /// The one warning line for a seed file that group or others may read, None when only its
 /// owner may (or its mode cannot be read). `setting` names where the path came from.
+#[cfg(unix)]
 pub fn exposed_seed_warning(path: &Path, setting: &str) -> Option<String> {
     let mode = fs::metadata(path).ok()?.permissions().mode() & 0o777;
     (mode & 0o077 != 0).then(|| {
@@ -104,6 +106,12 @@ pub fn exposed_seed_warning(path: &Path, setting: &str) -> Option<String> {
             path.display()
         )
     })
+}
+
+/// Where file modes do not exist (Windows), no warning: the file's access is its folder's.
+#[cfg(not(unix))]
+pub fn exposed_seed_warning(_path: &Path, _setting: &str) -> Option<String> {
+    None
 }
 
 /// Loads the seed named by the environment, or the default one, generating it when missing
@@ -142,21 +150,21 @@ pub fn load_or_create() -> Result<(ReportSigner, KeySource), KeyError> {
 }
 
 /// Writes a seed to a new file readable by its owner only (0600), in a directory created
-/// for its owner only (0700, as is any missing parent); never overwrites.
+/// for its owner only (0700, as is any missing parent; on Windows, the folder's access);
+/// never overwrites.
 fn write_new_seed(path: &Path, seed: &[u8; 32]) -> Result<(), KeyError> {
     if let Some(dir) = path.parent() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|_| KeyError::Unwritable)?;
+        let mut folder = fs::DirBuilder::new();
+        folder.recursive(true);
+        #[cfg(unix)]
+        folder.mode(0o700);
+        folder.create(dir).map_err(|_| KeyError::Unwritable)?;
     }
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|_| KeyError::Unwritable)?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let mut file = options.open(path).map_err(|_| KeyError::Unwritable)?;
     file.write_all(format!("{}\n", STANDARD.encode(seed)).as_bytes())
         .map_err(|_| KeyError::Unwritable)
 }

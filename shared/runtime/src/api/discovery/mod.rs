@@ -33,9 +33,10 @@ use super::respond::{ApiResponse, bytes_response, error, json_response};
 use crate::routes::Route;
 use crate::rules::ApiError;
 
-/// The committed corpus, served byte for byte at `GET /corpus`.
+/// The committed corpus, served byte for byte at `GET /corpus` (`embedded/` links to it, so
+/// the packaged crate carries it).
 pub const CORPUS_JSON: &[u8] =
-    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json"));
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/embedded/payability-corpus-v1.json"));
 
 /// What the free documents are built from: the published signing keys and, when
 /// configured, the API's public base URL (else each request's own, as the platform reports it).
@@ -161,7 +162,7 @@ mod tests {
 
     #[test]
     fn the_served_corpus_is_the_committed_file() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/payability-corpus-v1.json");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/embedded/payability-corpus-v1.json");
         assert_eq!(std::fs::read(path).unwrap(), CORPUS_JSON);
     }
 }

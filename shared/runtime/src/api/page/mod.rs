@@ -16,14 +16,16 @@ use crate::base_url::Base;
 use crate::routes::{Route, TOLL_PREFIX};
 use crate::rules::ApiError;
 
+// `embedded/` links to the files of web/ (and of corpus/): `cargo package` puts the files
+// themselves in the crate, so it builds from crates.io too.
+
 /// The page. Its one placeholder, `{base}` in `<base href>`, is the page's own directory
 /// (every URL it names is relative to it), filled in as it is served.
-const PAGE_HTML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../web/index.html"));
+const PAGE_HTML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/embedded/index.html"));
 /// Its script: web/src bundled with the official x402 client packages (`scripts/build-web`).
-const PAGE_JS: &[u8] =
-    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../web/dist/page.js"));
+const PAGE_JS: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/embedded/page.js"));
 /// Its style sheet.
-const PAGE_CSS: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../web/page.css"));
+const PAGE_CSS: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/embedded/page.css"));
 
 /// What the page may load and where it may connect: this origin only (wallet icons are `data:`
 /// images); no inline script or style, no `eval`, no frame, no form posted anywhere.
