@@ -11,6 +11,7 @@
 mod support;
 
 mod a2a;
+mod action;
 mod agents;
 mod cli;
 mod deployed_shape;
