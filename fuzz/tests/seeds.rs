@@ -16,7 +16,7 @@ use payability_core::capture::{Capture, CapturedBody, CapturedHeader, FetchOutco
 use payability_core::challenge::requirements_v2;
 use payability_core::op::PaidOp;
 use payability_core::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
-use payability_core::payment::x402::{MAX_PAYMENT_PAYLOAD_BYTES, NETWORK_V2};
+use payability_core::payment::x402::{MAX_PAYMENT_PAYLOAD_BYTES, Network};
 use payability_core::report::UtcMillis;
 use payability_fuzz::fixtures::{
     CALLED_URLS, CHECKED_AT, NOW, legacy, legacy_message, memo_key, rpc_payment_tx, signature,
@@ -397,6 +397,7 @@ fn urls() {
 fn facilitator() {
     const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
     const PAYER: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+    const NETWORK_V2: &str = Network::SolanaMainnet.caip2();
     let sig = "5".repeat(87) + "1";
     let frame = |which: u8, status: u16, body: &[u8]| {
         FrameWriter::default().u8(which).u16(status).rest(body)

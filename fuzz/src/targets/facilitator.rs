@@ -9,7 +9,7 @@
 //! express), status u16, then the body.
 
 use payability_core::payment::solana::{decode_pubkey, decode_signature};
-use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2, X402Version};
+use payability_core::payment::x402::X402Version;
 use payability_runtime::payment::facilitator::{
     FacilitatorError, MAX_ANSWER_BYTES, read_settle_answer, read_supported_answer,
     read_verify_answer,
@@ -17,6 +17,11 @@ use payability_runtime::payment::facilitator::{
 use serde_json::{Value, json};
 
 use crate::frame::Frame;
+
+/// Solana mainnet as x402 v1 names it, spelled here rather than taken from the client's table.
+const MAINNET_V1: &str = "solana";
+/// Solana mainnet as x402 v2 names it (CAIP-2), spelled here likewise.
+const MAINNET_V2: &str = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 
 /// The frame and one byte over the answer cap.
 pub const MAX_LEN: usize = 3 + MAX_ANSWER_BYTES + 1;
@@ -62,7 +67,7 @@ pub fn run(data: &[u8]) {
                 let object = object.expect("read from a JSON object");
                 assert_eq!(object.get("success"), Some(&Value::Bool(true)));
                 assert!(decode_signature(settled.transaction.as_str()).is_some());
-                let ours = if version == X402Version::V1 { NETWORK_V1 } else { NETWORK_V2 };
+                let ours = if version == X402Version::V1 { MAINNET_V1 } else { MAINNET_V2 };
                 assert_eq!(object.get("network").and_then(Value::as_str), Some(ours));
                 let mut echo = json!({
                     "success": true,
@@ -99,7 +104,7 @@ pub fn run(data: &[u8]) {
 fn fee_payer_candidates(answer: &serde_json::Map<String, Value>) -> Vec<&str> {
     let mut out = Vec::new();
     if let Some(signers) = answer.get("signers").and_then(Value::as_object) {
-        for key in [NETWORK_V2, "solana:*"] {
+        for key in [MAINNET_V2, "solana:*"] {
             if let Some(first) = signers.get(key).and_then(|l| l.get(0)).and_then(Value::as_str) {
                 out.push(first);
             }
@@ -108,7 +113,7 @@ fn fee_payer_candidates(answer: &serde_json::Map<String, Value>) -> Vec<&str> {
     if let Some(kinds) = answer.get("kinds").and_then(Value::as_array) {
         for kind in kinds {
             let network = kind.get("network").and_then(Value::as_str);
-            if matches!(network, Some(n) if n == NETWORK_V1 || n == NETWORK_V2)
+            if matches!(network, Some(n) if n == MAINNET_V1 || n == MAINNET_V2)
                 && let Some(payer) = kind.pointer("/extra/feePayer").and_then(Value::as_str)
             {
                 out.push(payer);

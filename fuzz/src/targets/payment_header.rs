@@ -16,7 +16,7 @@ use payability_core::op::PaidOp;
 use payability_core::payment::memo::{MemoCheck, check_memo};
 use payability_core::payment::transaction::{MAX_TRANSACTION_BYTES, PaymentTransaction};
 use payability_core::payment::x402::{
-    MAX_PAYMENT_HEADER_BYTES, NETWORK_V1, PaymentRefusal, X402Version, check_v2_accepted,
+    MAX_PAYMENT_HEADER_BYTES, Network, PaymentRefusal, X402Version, check_v2_accepted,
     decode_payment_header,
 };
 use serde_json::{Value, json};
@@ -65,7 +65,7 @@ pub fn run(data: &[u8]) {
     if version == X402Version::V1 {
         assert_eq!(payment.accepted, None);
         assert_eq!(payment.payload["scheme"], "exact");
-        assert_eq!(payment.payload["network"], NETWORK_V1);
+        assert_eq!(payment.payload["network"], Network::SolanaMainnet.v1_name());
     } else {
         let accepted = payment.accepted.as_ref().expect("v2 carries accepted");
         assert!(accepted.is_object());

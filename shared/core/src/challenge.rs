@@ -7,7 +7,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::payment::x402::version::{NETWORK_V1, NETWORK_V2, X402Version};
+use crate::payment::x402::network::Network;
+use crate::payment::x402::version::X402Version;
 use crate::payment::x402::wire::{
     PaymentRequiredV1, PaymentRequiredV2, RequirementsV1, RequirementsV2, ResourceInfo, SvmExtra,
     UsdcUnits,
@@ -80,7 +81,7 @@ fn extra(terms: &ChallengeTerms<'_>) -> SvmExtra {
 pub fn requirements_v1(terms: &ChallengeTerms<'_>) -> RequirementsV1 {
     RequirementsV1 {
         scheme: "exact".to_owned(),
-        network: NETWORK_V1.to_owned(),
+        network: Network::SolanaMainnet,
         max_amount_required: UsdcUnits(PRICE_USDC_UNITS),
         amount: UsdcUnits(PRICE_USDC_UNITS),
         resource: terms.resource_url.to_owned(),
@@ -100,7 +101,7 @@ pub fn requirements_v1(terms: &ChallengeTerms<'_>) -> RequirementsV1 {
 pub fn requirements_v2(terms: &ChallengeTerms<'_>) -> RequirementsV2 {
     RequirementsV2 {
         scheme: "exact".to_owned(),
-        network: NETWORK_V2.to_owned(),
+        network: Network::SolanaMainnet,
         amount: UsdcUnits(PRICE_USDC_UNITS),
         asset: USDC_MINT.to_owned(),
         pay_to: terms.pay_to.to_owned(),
@@ -233,8 +234,8 @@ mod tests {
         assert_eq!(header["accepts"], json!([requirements_v2(&terms)]));
         assert_eq!(requirements_v2(&terms).extra.memo.as_deref(), Some("pvm_0123456789abcdef"));
         assert_eq!(requirements_v1(&terms).extra.memo.as_deref(), Some("pvm_0123456789abcdef"));
-        assert_eq!(requirements_v2(&terms).network, NETWORK_V2);
-        assert_eq!(requirements_v1(&terms).network, NETWORK_V1);
+        assert_eq!(json!(requirements_v2(&terms))["network"], Network::SolanaMainnet.caip2());
+        assert_eq!(json!(requirements_v1(&terms))["network"], Network::SolanaMainnet.v1_name());
         assert_eq!(header["accepts"][0]["amount"], PRICE_USDC_UNITS.to_string());
         assert_eq!(body["accepts"][0]["maxAmountRequired"], PRICE_USDC_UNITS.to_string());
     }

@@ -19,7 +19,7 @@ use payability_core::challenge::USDC_MINT;
 use payability_core::payment::solana::{Base58Id, encode_pubkey};
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_core::payment::x402::{
-    NETWORK_V2, Requirements, RequirementsV2, SvmExtra, UsdcUnits, X402Version,
+    Network, Requirements, RequirementsV2, SvmExtra, UsdcUnits, X402Version,
 };
 use payability_core::report::UtcMillis;
 use payability_runtime::payment::facilitator::{
@@ -34,6 +34,8 @@ use payability_tests::standin::{self, Recorded, StandIn, closed_port};
 use serde_json::{Value, json};
 use support::{Server, Step};
 
+/// Solana mainnet as x402 v2 names it.
+const NETWORK_V2: &str = Network::SolanaMainnet.caip2();
 /// A real fee payer (the x402 v2 specification's `/supported` example signer).
 const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
 /// A wallet (metaplex-foundation/Solana.Swift's ATA test owner).
@@ -141,7 +143,7 @@ fn payment_payload() -> Value {
 fn requirements() -> Requirements {
     Requirements::V2(RequirementsV2 {
         scheme: "exact".to_owned(),
-        network: NETWORK_V2.to_owned(),
+        network: Network::SolanaMainnet,
         amount: UsdcUnits(10_000),
         asset: USDC_MINT.to_owned(),
         pay_to: PAYER.to_owned(),

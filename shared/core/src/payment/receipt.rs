@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use url::Url;
 
-use super::x402::NETWORK_V2;
+use super::x402::Network;
 use crate::criteria::SigningKeyEntry;
 use crate::signing::ReportSigner;
 
@@ -58,7 +58,7 @@ pub fn key_url(did: &str, key_id: &str) -> String {
 pub fn signed_receipt(signer: &ReportSigner, did: &str, claims: &ReceiptClaims<'_>) -> Value {
     let payload = json!({
         "version": RECEIPT_VERSION,
-        "network": NETWORK_V2,
+        "network": Network::SolanaMainnet.caip2(),
         "resourceUrl": claims.resource_url,
         "payer": claims.payer,
         "issuedAt": claims.issued_at_s,
@@ -137,7 +137,7 @@ mod tests {
         let kid = format!("did:web:api.example#{}", signer.descriptor().key_id);
         assert_eq!(decode(parts[0]), json!({"alg": "EdDSA", "kid": kid}));
         let payload = decode(parts[1]);
-        assert_eq!(payload["network"], NETWORK_V2);
+        assert_eq!(payload["network"], Network::SolanaMainnet.caip2());
         assert_eq!(payload["issuedAt"], 1_767_225_600);
         assert_eq!(payload["transaction"], "5tx");
         let signature: [u8; 64] = URL_SAFE_NO_PAD.decode(parts[2]).unwrap().try_into().unwrap();

@@ -5,15 +5,27 @@
 //! Bounded: no proxy, no redirects, 1 s to connect, 4 s for `/supported` and `/verify`, 8 s
 //! for `/settle` (headers and body), answers of at most 256 KiB. Errors are closed-form: the
 //! facilitator's own text (`invalidReason`, `errorReason`, bodies) is never kept or printed.
+//!
+//! The answers are typed (`SupportedAnswer`, `VerifyAnswer`, `SettleAnswer`, private to this
+//! file): the members the client reads, by the specification's names (`SupportedResponse`,
+//! `VerifyResponse`, `SettleResponse`); any other member is ignored. Typed, not strict: the
+//! body is parsed as one JSON value first (a repeated member: the last one counts; a number
+//! beyond `f64`: not JSON), a body that is not a JSON object reads as an answer without
+//! members, a member of another type than the one read, or null, reads as absent (`Loose`),
+//! never as an error of the whole answer, and a struct is read only from a JSON object
+//! (`Object`). What the members decide (verified, settled, refused, forged or unreadable) the
+//! readers below decide. The network a settlement or a `/supported` kind names decides, so
+//! it is compared as a [`Network`].
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use payability_core::payment::solana::Base58Id;
-use payability_core::payment::x402::{
-    NETWORK_V1, NETWORK_V2, Requirements, SettlementResponse, X402Version,
-};
+use payability_core::payment::x402::{Network, Requirements, SettlementResponse, X402Version};
 use reqwest::{Client, StatusCode, redirect};
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer};
+use serde_json::{Value, json};
 
 use crate::capped_body::{BodyError, read_capped};
 
@@ -129,11 +141,6 @@ impl FacilitatorReason {
     }
 }
 
-/// The listed reason an answer names under `field` (`invalidReason`, `errorReason`), if any.
-fn reason_in(answer: Option<&Map<String, Value>>, field: &str) -> Option<FacilitatorReason> {
-    answer?.get(field)?.as_str().and_then(FacilitatorReason::parse)
-}
-
 impl std::fmt::Display for FacilitatorError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.message())
@@ -220,9 +227,9 @@ impl Facilitator {
     }
 
     /// The Solana mainnet fee payer the facilitator signs with, from `GET /supported`:
-    /// `signers["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]` or `signers["solana:*"]` (first
-    /// entry), else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1
-    /// `solana`) with `extra.feePayer`. It must be a base58 public key.
+    /// `signers[<mainnet's CAIP-2 identifier>]` or `signers["solana:*"]` (first entry), else
+    /// the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1 name) with
+    /// `extra.feePayer`. It must be a base58 public key.
     pub async fn fee_payer(&self) -> Result<Base58Id, FacilitatorError> {
         let request = self.client.get(self.url("/supported"));
         let (status, body) = self.exchange(request, self.timeouts.request).await?;
@@ -319,31 +326,32 @@ fn status_usable(status: StatusCode) -> Result<(), FacilitatorError> {
 
 /// The status and body of an answer as the client reads them: the status rule of
 /// [`status_usable`] (a code outside 100 to 999 is `Malformed`), a body over
-/// [`MAX_ANSWER_BYTES`] is `Malformed`; then the body as a JSON object, when it is one.
-fn read_answer(
+/// [`MAX_ANSWER_BYTES`] is `Malformed`; then the body typed as `T`, a body that is not a JSON
+/// object read as `T` without members.
+fn read_answer<T: DeserializeOwned + Default>(
     status: u16,
     body: &[u8],
-) -> Result<(StatusCode, Option<Map<String, Value>>), FacilitatorError> {
+) -> Result<(StatusCode, T), FacilitatorError> {
     let status = StatusCode::from_u16(status).map_err(|_| FacilitatorError::Malformed)?;
     status_usable(status)?;
     if body.len() > MAX_ANSWER_BYTES {
         return Err(FacilitatorError::Malformed);
     }
-    Ok((status, json_object(body)))
+    let answer = serde_json::from_slice::<Object<T>>(body).ok().and_then(|object| object.0);
+    Ok((status, answer.unwrap_or_default()))
 }
 
 /// Decodes a `GET /supported` answer (status and body bytes) into the Solana mainnet fee
-/// payer: `signers["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]` or `signers["solana:*"]`
-/// (first entry), else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1
-/// `solana`) with `extra.feePayer`; it must be a base58 public key. Pure: what
-/// [`Facilitator::fee_payer`] does with the bytes it read.
+/// payer: `signers[<mainnet's CAIP-2 identifier>]` or `signers["solana:*"]` (first entry),
+/// else the first `kinds[]` entry for scheme `exact` on mainnet (CAIP-2 or v1 name) with
+/// `extra.feePayer`; it must be a base58 public key. Pure: what [`Facilitator::fee_payer`]
+/// does with the bytes it read.
 pub fn read_supported_answer(status: u16, body: &[u8]) -> Result<Base58Id, FacilitatorError> {
-    let (status, answer) = read_answer(status, body)?;
+    let (status, answer) = read_answer::<SupportedAnswer>(status, body)?;
     if !status.is_success() {
         return Err(FacilitatorError::Malformed);
     }
-    let answer = answer.ok_or(FacilitatorError::Malformed)?;
-    let candidate = signer_fee_payer(&answer).or_else(|| kinds_fee_payer(&answer));
+    let candidate = answer.signer().or_else(|| answer.kinds_fee_payer());
     candidate.and_then(Base58Id::pubkey).ok_or(FacilitatorError::Malformed)
 }
 
@@ -352,12 +360,11 @@ pub fn read_supported_answer(status: u16, body: &[u8]) -> Result<Base58Id, Facil
 /// public key); anything else is `Refused` for a 4xx and `Malformed` otherwise. Pure: what
 /// [`Facilitator::verify`] does with the bytes it read.
 pub fn read_verify_answer(status: u16, body: &[u8]) -> Result<Verified, FacilitatorError> {
-    let (status, answer) = read_answer(status, body)?;
-    match answer.as_ref().and_then(|a| a.get("isValid")).and_then(Value::as_bool) {
-        Some(false) => Err(FacilitatorError::Refused(reason_in(answer.as_ref(), "invalidReason"))),
+    let (status, answer) = read_answer::<VerifyAnswer>(status, body)?;
+    match answer.is_valid.0 {
+        Some(false) => Err(FacilitatorError::Refused(listed(answer.invalid_reason))),
         Some(true) if status.is_success() => {
-            let payer = answer.as_ref().and_then(|a| a.get("payer")).and_then(Value::as_str);
-            Ok(Verified { payer: payer.and_then(Base58Id::pubkey) })
+            Ok(Verified { payer: answer.payer.0.as_deref().and_then(Base58Id::pubkey) })
         }
         _ => Err(unreadable(status)),
     }
@@ -365,34 +372,31 @@ pub fn read_verify_answer(status: u16, body: &[u8]) -> Result<Verified, Facilita
 
 /// Decodes a `POST /settle` answer (status and body bytes) of a payment of `version`:
 /// `success: false` is `Refused`; a success without a base58 64-byte signature, on another
-/// network than the version's, or naming a payer that is not a public key is `Forged`; the
-/// echo is rebuilt from the checked fields only. Pure: what [`Facilitator::settle`] does with
-/// the bytes it read.
+/// network than Solana mainnet as the version names it, or naming a payer that is not a
+/// public key is `Forged`; the echo is rebuilt from the checked fields only. Pure: what
+/// [`Facilitator::settle`] does with the bytes it read.
 pub fn read_settle_answer(
     version: X402Version,
     status: u16,
     body: &[u8],
 ) -> Result<Settled, FacilitatorError> {
-    let (status, answer) = read_answer(status, body)?;
-    let Some(answer) = answer else {
-        return Err(unreadable(status));
-    };
-    match answer.get("success").and_then(Value::as_bool) {
-        Some(false) => {
-            return Err(FacilitatorError::Refused(reason_in(Some(&answer), "errorReason")));
-        }
+    let (status, answer) = read_answer::<SettleAnswer>(status, body)?;
+    match answer.success.0 {
+        Some(false) => return Err(FacilitatorError::Refused(listed(answer.error_reason))),
         Some(true) if status.is_success() => {}
         _ => return Err(unreadable(status)),
     }
-    let transaction = answer.get("transaction").and_then(Value::as_str);
-    let transaction = transaction.and_then(Base58Id::signature).ok_or(FacilitatorError::Forged)?;
-    if answer.get("network").and_then(Value::as_str) != Some(version.network()) {
+    let transaction = answer.transaction.0.as_deref().and_then(Base58Id::signature);
+    let transaction = transaction.ok_or(FacilitatorError::Forged)?;
+    let network = answer.network.0.as_deref().and_then(|name| Network::from_name(version, name));
+    if network != Some(Network::SolanaMainnet) {
         return Err(FacilitatorError::Forged);
     }
-    let payer = match answer.get("payer") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(p)) => Some(Base58Id::pubkey(p).ok_or(FacilitatorError::Forged)?),
-        Some(_) => return Err(FacilitatorError::Forged),
+    let payer = match answer.payer {
+        None => None,
+        Some(Loose(text)) => {
+            Some(text.as_deref().and_then(Base58Id::pubkey).ok_or(FacilitatorError::Forged)?)
+        }
     };
     let response = SettlementResponse::settled(version, &transaction, payer.clone());
     Ok(Settled { transaction, payer, response })
@@ -408,31 +412,230 @@ fn unreadable(status: StatusCode) -> FacilitatorError {
     }
 }
 
-/// Parses a JSON object, or None.
-fn json_object(bytes: &[u8]) -> Option<Map<String, Value>> {
-    match serde_json::from_slice(bytes) {
-        Ok(Value::Object(map)) => Some(map),
-        _ => None,
+/// The reason an answer names (`invalidReason`, `errorReason`), when it is a listed code.
+fn listed(reason: Loose<String>) -> Option<FacilitatorReason> {
+    reason.0.as_deref().and_then(FacilitatorReason::parse)
+}
+
+/// A member of an answer as the client reads it: its value when it is a `T`, else (another
+/// type, or null) absent, as a missing member is; never an error of the whole answer. Not
+/// for structs: [`Object`] reads those.
+struct Loose<T>(Option<T>);
+
+impl<T> Default for Loose<T> {
+    fn default() -> Self {
+        Self(None)
     }
 }
 
-/// `signers[mainnet]` or `signers["solana:*"]`, first entry.
-fn signer_fee_payer(answer: &Map<String, Value>) -> Option<&str> {
-    let signers = answer.get("signers")?.as_object()?;
-    [NETWORK_V2, "solana:*"]
-        .iter()
-        .find_map(|key| signers.get(*key).and_then(Value::as_array).and_then(|a| a.first()))
-        .and_then(Value::as_str)
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Loose<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Ok(Self(T::deserialize(value).ok()))
+    }
 }
 
-/// The first `kinds[]` entry for `exact` on Solana mainnet with an `extra.feePayer`.
-fn kinds_fee_payer(answer: &Map<String, Value>) -> Option<&str> {
-    answer.get("kinds")?.as_array()?.iter().find_map(|kind| {
-        let network = kind.get("network").and_then(Value::as_str)?;
-        let scheme_ok = kind.get("scheme").and_then(Value::as_str).is_none_or(|s| s == "exact");
-        if !scheme_ok || !(network == NETWORK_V2 || network == NETWORK_V1) {
-            return None;
+/// An answer, or a member of one, that is read only when it is a JSON object: its members
+/// typed as `T`; anything else (an array too, which serde would read into a struct element
+/// by element) is absent.
+struct Object<T>(Option<T>);
+
+impl<T> Default for Object<T> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            object @ Value::Object(_) => Ok(Self(T::deserialize(object).ok())),
+            _ => Ok(Self(None)),
         }
-        kind.get("extra")?.get("feePayer")?.as_str()
-    })
+    }
+}
+
+/// The CAIP-2 pattern under which `/supported` lists the signers of every Solana network.
+const ANY_SOLANA_NETWORK: &str = "solana:*";
+
+/// A `GET /supported` answer (x402 `SupportedResponse`): the members read.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct SupportedAnswer {
+    /// `kinds[]`: a scheme on a network, each with its `extra`.
+    kinds: Loose<Vec<Object<SupportedKind>>>,
+    /// `signers`: the facilitator's signing addresses, by CAIP-2 network or pattern.
+    signers: Loose<BTreeMap<String, Loose<Vec<Loose<String>>>>>,
+}
+
+/// An entry of `/supported`'s `kinds[]` (x402 `SupportedKind`): the members read.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct SupportedKind {
+    /// The payment scheme.
+    scheme: Loose<String>,
+    /// The network, by either of its names.
+    network: Loose<String>,
+    /// Scheme-specific terms.
+    extra: Object<KindExtra>,
+}
+
+/// The `extra` of a `kinds[]` entry: the member read.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct KindExtra {
+    /// The account that pays the transaction fees.
+    fee_payer: Loose<String>,
+}
+
+impl SupportedAnswer {
+    /// The first entry of `signers[<mainnet's CAIP-2 identifier>]`, else of
+    /// `signers["solana:*"]`: of the first of the two lists that has an entry (a list that is
+    /// empty or not a list is passed over; a first entry that is not text names no one).
+    fn signer(&self) -> Option<&str> {
+        let signers = self.signers.0.as_ref()?;
+        [Network::SolanaMainnet.caip2(), ANY_SOLANA_NETWORK]
+            .into_iter()
+            .find_map(|key| signers.get(key)?.0.as_ref()?.first())
+            .and_then(|first| first.0.as_deref())
+    }
+
+    /// The `extra.feePayer` text of the first `kinds[]` entry that has one, for scheme `exact`
+    /// (or no scheme named) on Solana mainnet (by either name).
+    fn kinds_fee_payer(&self) -> Option<&str> {
+        let kinds = self.kinds.0.as_ref()?;
+        kinds.iter().filter_map(|kind| kind.0.as_ref()).find_map(|kind| {
+            let name = kind.network.0.as_deref()?;
+            let network = Network::from_caip2(name).or_else(|| Network::from_v1_name(name));
+            let scheme_ok = kind.scheme.0.as_deref().is_none_or(|scheme| scheme == "exact");
+            if !scheme_ok || network != Some(Network::SolanaMainnet) {
+                return None;
+            }
+            kind.extra.0.as_ref()?.fee_payer.0.as_deref()
+        })
+    }
+}
+
+/// A `POST /verify` answer (x402 `VerifyResponse`): the members read.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct VerifyAnswer {
+    /// Whether the payment would settle.
+    is_valid: Loose<bool>,
+    /// Why not: passed on only when it is a listed code.
+    invalid_reason: Loose<String>,
+    /// The payer.
+    payer: Loose<String>,
+}
+
+/// A `POST /settle` answer (x402 `SettleResponse`): the members read.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct SettleAnswer {
+    /// Whether the payment settled.
+    success: Loose<bool>,
+    /// Why not: passed on only when it is a listed code.
+    error_reason: Loose<String>,
+    /// The settlement transaction's signature.
+    transaction: Loose<String>,
+    /// The network, as the payment's version names it.
+    network: Loose<String>,
+    /// The payer: None when absent or null; otherwise it must be text (a base58 public key).
+    payer: Option<Loose<String>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAYER: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+    const FEE_PAYER: &str = "CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5";
+
+    fn verify(status: u16, body: &str) -> Result<Verified, FacilitatorError> {
+        read_verify_answer(status, body.as_bytes())
+    }
+
+    fn fee_payer(body: &str) -> Result<String, FacilitatorError> {
+        read_supported_answer(200, body.as_bytes()).map(|payer| payer.as_str().to_owned())
+    }
+
+    fn settle(body: &str) -> Result<Option<Base58Id>, FacilitatorError> {
+        read_settle_answer(X402Version::V2, 200, body.as_bytes()).map(|settled| settled.payer)
+    }
+
+    #[test]
+    fn a_repeated_member_counts_last_and_an_unreadable_number_is_not_json() {
+        assert_eq!(
+            verify(200, r#"{"isValid": false, "isValid": true}"#),
+            Ok(Verified { payer: None })
+        );
+        assert_eq!(
+            verify(200, r#"{"isValid": true, "isValid": false}"#),
+            Err(FacilitatorError::Refused(None))
+        );
+        assert_eq!(
+            verify(200, r#"{"isValid": true, "ignored": 1e400}"#),
+            Err(FacilitatorError::Malformed)
+        );
+    }
+
+    #[test]
+    fn a_member_of_another_type_is_absent_not_an_error() {
+        let reason = FacilitatorReason::parse("insufficient_funds");
+        let cases = [
+            (r#"{"isValid": true, "payer": 5}"#, Ok(Verified { payer: None })),
+            (r#"{"isValid": false, "invalidReason": 5}"#, Err(FacilitatorError::Refused(None))),
+            (
+                r#"{"isValid": false, "invalidReason": "insufficient_funds", "payer": []}"#,
+                Err(FacilitatorError::Refused(reason)),
+            ),
+            (r#"{"isValid": "true"}"#, Err(FacilitatorError::Malformed)),
+        ];
+        for (body, want) in cases {
+            assert_eq!(verify(200, body), want, "{body}");
+        }
+        assert_eq!(
+            settle(r#"{"success": false, "errorReason": 7, "payer": 1}"#),
+            Err(FacilitatorError::Refused(None))
+        );
+        let kind = format!(
+            r#"{{"kinds": [{{"scheme": 5, "network": "solana", "extra": {{"feePayer": "{FEE_PAYER}"}}}}]}}"#
+        );
+        assert_eq!(fee_payer(&kind), Ok(FEE_PAYER.to_owned()), "a scheme that is not text");
+        let signers = format!(
+            r#"{{"signers": {{"{}": [5], "solana:*": ["{PAYER}"]}}, "kinds": [{{"network": "solana", "extra": {{"feePayer": "{FEE_PAYER}"}}}}]}}"#,
+            Network::SolanaMainnet.caip2()
+        );
+        assert_eq!(fee_payer(&signers), Ok(FEE_PAYER.to_owned()), "a first signer not text");
+    }
+
+    #[test]
+    fn arrays_are_not_read_member_by_member() {
+        assert_eq!(verify(200, r#"[true, null, "x"]"#), Err(FacilitatorError::Malformed));
+        assert_eq!(verify(400, r#"[false]"#), Err(FacilitatorError::Refused(None)));
+        let kind = format!(r#"{{"kinds": [["exact", "solana", {{"feePayer": "{FEE_PAYER}"}}]]}}"#);
+        assert_eq!(fee_payer(&kind), Err(FacilitatorError::Malformed));
+        let extra = format!(r#"{{"kinds": [{{"network": "solana", "extra": ["{FEE_PAYER}"]}}]}}"#);
+        assert_eq!(fee_payer(&extra), Err(FacilitatorError::Malformed));
+    }
+
+    #[test]
+    fn a_settlement_payer_may_be_absent_or_null_but_nothing_else() {
+        let settled = |payer: &str| {
+            format!(
+                r#"{{"success": true, "transaction": "{}1", "network": "{}"{payer}}}"#,
+                "5".repeat(87),
+                Network::SolanaMainnet.caip2()
+            )
+        };
+        assert_eq!(settle(&settled("")), Ok(None));
+        assert_eq!(settle(&settled(r#", "payer": null"#)), Ok(None));
+        assert_eq!(
+            settle(&settled(&format!(r#", "payer": "{PAYER}""#))),
+            Ok(Base58Id::pubkey(PAYER))
+        );
+        for other in [r#", "payer": []"#, r#", "payer": 1"#, r#", "payer": "0x12""#] {
+            assert_eq!(settle(&settled(other)), Err(FacilitatorError::Forged), "{other}");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2};
+use payability_core::payment::x402::Network;
 use serde_json::Value;
 
 use crate::paid_flow::chain::VerifyMode;
@@ -18,7 +18,7 @@ async fn an_unpaid_request_gets_our_challenge_and_touches_nothing() {
     let header = answer.header("payment-required").expect("a PAYMENT-REQUIRED header");
     let challenge: Value = serde_json::from_slice(&STANDARD.decode(header).unwrap()).unwrap();
     let accepted = &challenge["accepts"][0];
-    assert_eq!(accepted["network"], NETWORK_V2);
+    assert_eq!(accepted["network"], Network::SolanaMainnet.caip2());
     assert_eq!(accepted["payTo"], OPERATOR_WALLET);
     assert_eq!(accepted["extra"]["feePayer"], FEE_PAYER, "the fee payer from /supported");
     assert_eq!(world.target.hits(), 0);
@@ -36,7 +36,7 @@ async fn a_v2_payment_buys_one_verdict_with_its_payment_response() {
     let settlement = answer.settlement().expect("a PAYMENT-RESPONSE header");
     assert_eq!(settlement["success"], true);
     assert_eq!(settlement["transaction"], payment.landed_signature().as_str());
-    assert_eq!(settlement["network"], NETWORK_V2);
+    assert_eq!(settlement["network"], Network::SolanaMainnet.caip2());
     assert_eq!(world.facilitator.verify_calls(), 1);
     assert_eq!(world.target.hits(), 1);
     let ledger = world.ledger();
@@ -53,7 +53,7 @@ async fn a_v1_payment_buys_one_verdict_with_its_x_payment_response() {
     assert!(answer.header("payment-response").is_none(), "v1 answers with X-PAYMENT-RESPONSE");
     let settlement = answer.settlement().expect("an X-PAYMENT-RESPONSE header");
     assert_eq!(settlement["transaction"], payment.landed_signature().as_str());
-    assert_eq!(settlement["network"], NETWORK_V1);
+    assert_eq!(settlement["network"], Network::SolanaMainnet.v1_name());
     expect::paid_once(&world, &payment, &[answer]);
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::payment::solana::decode_pubkey;
-use payability_core::payment::x402::{NETWORK_V1, NETWORK_V2};
+use payability_core::payment::x402::Network;
 use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::{Value, json};
 
@@ -291,7 +291,7 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
                 "kinds": [{
                     "x402Version": 2,
                     "scheme": "exact",
-                    "network": NETWORK_V2,
+                    "network": Network::SolanaMainnet.caip2(),
                     "extra": {"feePayer": FEE_PAYER},
                 }],
                 "signers": {"solana:*": [FEE_PAYER]},
@@ -343,7 +343,8 @@ async fn facilitate(state: &FacilitatorState, request: Recorded) -> Reply {
                 SettleMode::DropUnlanded => return Reply::Close,
                 _ => {}
             }
-            let network = if version == 1 { NETWORK_V1 } else { NETWORK_V2 };
+            let mainnet = Network::SolanaMainnet;
+            let network = if version == 1 { mainnet.v1_name() } else { mainnet.caip2() };
             if let SettleMode::SlowThenRefuse(pause) = mode {
                 tokio::time::sleep(pause.min(HOLD_LIMIT)).await;
             }

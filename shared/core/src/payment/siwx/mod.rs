@@ -18,7 +18,7 @@ use time::format_description::well_known::Rfc3339;
 use url::{Position, Url};
 
 use super::solana::{Base58Id, decode_pubkey, decode_signature};
-use super::x402::NETWORK_V2;
+use super::x402::Network;
 use crate::report::UtcMillis;
 pub use message::siws_message;
 pub use nonce::{NonceKey, ProofNonce, issue_nonce, our_nonce};
@@ -73,7 +73,7 @@ pub fn declaration(scope: &SignInScope, nonce: &ProofNonce, issued_at: UtcMillis
             "issuedAt": issued_at.to_rfc3339_millis()?,
             "statement": STATEMENT,
         },
-        "supportedChains": [{"chainId": NETWORK_V2, "type": SIGNATURE_TYPE}],
+        "supportedChains": [{"chainId": Network::SolanaMainnet.caip2(), "type": SIGNATURE_TYPE}],
     }))
 }
 
@@ -99,7 +99,7 @@ pub fn verify_proof(
     key: &NonceKey,
 ) -> Result<ProvenWallet, SignInRefusal> {
     if proof.version != MESSAGE_VERSION
-        || proof.chain_id != NETWORK_V2
+        || Network::from_caip2(&proof.chain_id) != Some(Network::SolanaMainnet)
         || proof.kind != SIGNATURE_TYPE
     {
         return Err(SignInRefusal::ChainUnsupported);

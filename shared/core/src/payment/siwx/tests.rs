@@ -74,7 +74,7 @@ fn the_declaration_is_the_extension_shape_the_sdks_read() {
                 "issuedAt": "2026-05-28T20:26:40.000Z",
                 "statement": STATEMENT,
             },
-            "supportedChains": [{"chainId": NETWORK_V2, "type": "ed25519"}],
+            "supportedChains": [{"chainId": Network::SolanaMainnet.caip2(), "type": "ed25519"}],
         })
     );
 }

@@ -1,6 +1,7 @@
-//! x402 payments: the typed wire objects ([`wire`]), the two versions ([`version`]), decoding
-//! `X-PAYMENT` (v1), `PAYMENT-SIGNATURE` (v2) and MCP's `_meta["x402/payment"]`, and matching a v2 payment's `accepted` to
-//! the requirements we issued.
+//! x402 payments: the typed wire objects ([`wire`]), the two versions ([`version`]), the
+//! networks we take payments on ([`network`]: where a network name is typed and where it stays
+//! text), decoding `X-PAYMENT` (v1), `PAYMENT-SIGNATURE` (v2) and MCP's `_meta["x402/payment"]`,
+//! and matching a v2 payment's `accepted` to the requirements we issued.
 //!
 //! Formats follow coinbase/x402 `specs/transports-v1/http.md`, `specs/transports-v2/http.md`,
 //! `specs/x402-specification-v2.md` (sections 5.2, 7) and
@@ -12,6 +13,7 @@
 //!
 //! Refusals are closed-form: a stable rule id and a static message, never a received value.
 
+pub(crate) mod network;
 pub(crate) mod version;
 pub(crate) mod wire;
 
@@ -28,9 +30,9 @@ use super::transaction::PaymentTransaction;
 use crate::challenge::PRICE_USDC_UNITS;
 use crate::op::PaidOp;
 use crate::report::UtcMillis;
+pub use network::Network;
 pub use version::{
-    NETWORK_V1, NETWORK_V2, V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER,
-    V2_RESPONSE_HEADER, X402Version,
+    V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER, V2_RESPONSE_HEADER, X402Version,
 };
 pub use wire::{
     PaymentRequiredV1, PaymentRequiredV2, Requirements, RequirementsV1, RequirementsV2,
@@ -229,7 +231,8 @@ pub fn decode_payment_payload(
             _ => return Err(PaymentRefusal::PayloadMalformed),
         }
         match object.get("network") {
-            Some(Value::String(network)) if network == NETWORK_V1 => {}
+            Some(Value::String(network))
+                if Network::from_v1_name(network) == Some(Network::SolanaMainnet) => {}
             Some(Value::String(_)) => return Err(PaymentRefusal::WrongNetwork),
             _ => return Err(PaymentRefusal::PayloadMalformed),
         }
@@ -296,17 +299,19 @@ pub fn check_v2_accepted(
         return Err(PaymentRefusal::RequirementsMismatch);
     };
     let amount = issued.amount.0.to_string();
+    let text = |field: &str| fields.get(field).and_then(Value::as_str);
     let named = [
-        ("scheme", issued.scheme.as_str(), PaymentRefusal::WrongScheme),
-        ("network", issued.network.as_str(), PaymentRefusal::WrongNetwork),
-        ("amount", amount.as_str(), PaymentRefusal::WrongAmount),
-        ("asset", issued.asset.as_str(), PaymentRefusal::WrongAsset),
-        ("payTo", issued.pay_to.as_str(), PaymentRefusal::WrongPayTo),
+        (text("scheme") == Some(issued.scheme.as_str()), PaymentRefusal::WrongScheme),
+        (
+            text("network").and_then(Network::from_caip2) == Some(issued.network),
+            PaymentRefusal::WrongNetwork,
+        ),
+        (text("amount") == Some(amount.as_str()), PaymentRefusal::WrongAmount),
+        (text("asset") == Some(issued.asset.as_str()), PaymentRefusal::WrongAsset),
+        (text("payTo") == Some(issued.pay_to.as_str()), PaymentRefusal::WrongPayTo),
     ];
-    for (field, ours, refusal) in named {
-        if fields.get(field).and_then(Value::as_str) != Some(ours) {
-            return Err(refusal);
-        }
+    if let Some((_, refusal)) = named.into_iter().find(|(matches, _)| !matches) {
+        return Err(refusal);
     }
     let memo = accepted.pointer("/extra/memo").and_then(Value::as_str);
     let memo = memo.ok_or(PaymentRefusal::MemoMissing)?;
@@ -540,7 +545,7 @@ mod tests {
             (
                 "v1 caip-2 network",
                 1,
-                encode(&with(&v1, "/network", Some(json!(NETWORK_V2)))),
+                encode(&with(&v1, "/network", Some(json!(Network::SolanaMainnet.caip2())))),
                 PaymentRefusal::WrongNetwork,
             ),
             (
@@ -730,9 +735,10 @@ mod tests {
         }
         // Key order does not matter.
         let ours = issued(&memo);
+        let network = Network::SolanaMainnet.caip2();
         let reordered: Value =
             serde_json::from_str(&format!(
-                r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"{PRICE_USDC_UNITS}","network":"{NETWORK_V2}","scheme":"exact"}}"#
+                r#"{{"extra":{{"memo":"{memo}","usdc_token_account":"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3","feePayer":"FeePayer111111111111111111111111111111111"}},"maxTimeoutSeconds":60,"payTo":"{PAY_TO}","asset":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"{PRICE_USDC_UNITS}","network":"{network}","scheme":"exact"}}"#
             ))
             .unwrap();
         assert_eq!(check_v2_accepted(&reordered, &ours, &key(), PaidOp::Check, NOW), Ok(ours));

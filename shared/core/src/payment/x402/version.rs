@@ -1,5 +1,5 @@
 //! The two x402 versions we take payments in, and what each one names differently: the
-//! request and response headers, and the network.
+//! request and response headers (and the network: [`super::network::Network::name`]).
 
 /// The v1 request header carrying a payment.
 pub const V1_PAYMENT_HEADER: &str = "x-payment";
@@ -9,17 +9,13 @@ pub const V2_PAYMENT_HEADER: &str = "payment-signature";
 pub const V1_RESPONSE_HEADER: &str = "x-payment-response";
 /// The v2 response header carrying the settlement.
 pub const V2_RESPONSE_HEADER: &str = "payment-response";
-/// Solana mainnet as x402 v1 names it.
-pub const NETWORK_V1: &str = "solana";
-/// Solana mainnet as x402 v2 names it (CAIP-2).
-pub const NETWORK_V2: &str = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 
 /// An x402 protocol version this service speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum X402Version {
-    /// `X-PAYMENT`, network `solana`.
+    /// `X-PAYMENT`, networks by their v1 names (`solana`).
     V1,
-    /// `PAYMENT-SIGNATURE`, network CAIP-2 Solana mainnet.
+    /// `PAYMENT-SIGNATURE`, networks by their CAIP-2 identifiers.
     V2,
 }
 
@@ -50,14 +46,6 @@ impl X402Version {
             Self::V2 => V2_RESPONSE_HEADER,
         }
     }
-
-    /// Solana mainnet as this version names it.
-    pub fn network(self) -> &'static str {
-        match self {
-            Self::V1 => NETWORK_V1,
-            Self::V2 => NETWORK_V2,
-        }
-    }
 }
 
 impl serde::Serialize for X402Version {
@@ -69,6 +57,7 @@ impl serde::Serialize for X402Version {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::payment::x402::network::Network;
 
     #[test]
     fn versions_name_their_headers_and_networks() {
@@ -86,7 +75,7 @@ mod tests {
             assert_eq!(version.number(), number);
             assert_eq!(version.payment_header(), request);
             assert_eq!(version.response_header(), response);
-            assert_eq!(version.network(), network);
+            assert_eq!(Network::SolanaMainnet.name(version), network);
             assert_eq!(serde_json::to_string(&version).unwrap(), number.to_string());
         }
     }

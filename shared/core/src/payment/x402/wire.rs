@@ -4,11 +4,13 @@
 //! and 6; `specs/schemes/exact/scheme_exact_svm.md` for `extra`).
 //!
 //! Other sellers' challenges are graded from untyped JSON (`crate::grade`): there tolerance is
-//! the point. Here the objects are ours, so they are structs.
+//! the point. Here the objects are ours, so they are structs, their network a
+//! [`Network`] written by the name of their version.
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::network::Network;
 use super::version::X402Version;
 use crate::payment::solana::Base58Id;
 
@@ -43,8 +45,9 @@ pub struct SvmExtra {
 pub struct RequirementsV2 {
     /// The payment scheme (`exact`).
     pub scheme: String,
-    /// The CAIP-2 network.
-    pub network: String,
+    /// The network, written by its CAIP-2 identifier.
+    #[serde(serialize_with = "caip2")]
+    pub network: Network,
     /// The price.
     pub amount: UsdcUnits,
     /// The token mint.
@@ -64,8 +67,9 @@ pub struct RequirementsV2 {
 pub struct RequirementsV1 {
     /// The payment scheme (`exact`).
     pub scheme: String,
-    /// The v1 network name.
-    pub network: String,
+    /// The network, written by its v1 name.
+    #[serde(serialize_with = "v1_name")]
+    pub network: Network,
     /// The price, as v1 names it.
     pub max_amount_required: UsdcUnits,
     /// The price again, as v2-aware v1 clients read it.
@@ -87,6 +91,16 @@ pub struct RequirementsV1 {
     /// How to call the route and what it answers (discovery), when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+}
+
+/// Writes a network by its CAIP-2 identifier (v2).
+fn caip2<S: Serializer>(network: &Network, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(network.caip2())
+}
+
+/// Writes a network by its v1 name.
+fn v1_name<S: Serializer>(network: &Network, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(network.v1_name())
 }
 
 /// The requirements a payment is verified and settled against, in its version's form.
@@ -166,27 +180,28 @@ pub struct SettlementResponse {
 }
 
 impl SettlementResponse {
-    /// A settlement of `transaction` on the version's network.
+    /// A settlement of `transaction` on Solana mainnet, named as the version names it.
     pub fn settled(version: X402Version, transaction: &Base58Id, payer: Option<Base58Id>) -> Self {
         Self {
             version,
             success: true,
             error_reason: None,
             transaction: transaction.as_str().to_owned(),
-            network: version.network(),
+            network: Network::SolanaMainnet.name(version),
             payer,
             extensions: None,
         }
     }
 
-    /// A payment that did not (or not knowingly) settle, with the rule id why.
+    /// A payment that did not (or not knowingly) settle, with the rule id why (the network:
+    /// Solana mainnet, named as the version names it).
     pub fn failed(version: X402Version, reason: &'static str) -> Self {
         Self {
             version,
             success: false,
             error_reason: Some(reason),
             transaction: String::new(),
-            network: version.network(),
+            network: Network::SolanaMainnet.name(version),
             payer: None,
             extensions: None,
         }
@@ -230,7 +245,7 @@ mod tests {
         assert_eq!(
             settled,
             json!({"success": true, "transaction": "1".repeat(64),
-                   "network": X402Version::V2.network(), "payer": "1".repeat(32)})
+                   "network": Network::SolanaMainnet.caip2(), "payer": "1".repeat(32)})
         );
         let failed =
             serde_json::to_value(SettlementResponse::failed(X402Version::V1, "not_settled"))
