@@ -232,7 +232,7 @@ impl ApiError {
                 "this route does not answer this method (see the Allow header)"
             }
             Self::OriginForbidden => {
-                "this MCP endpoint serves requests without an Origin header or from its own origin only"
+                "this endpoint serves requests without an Origin header or from its own origin only"
             }
             Self::PaymentAlreadyUsed => "this payment was already used; a payment buys one verdict",
             Self::PaymentIdentifierInvalid => {

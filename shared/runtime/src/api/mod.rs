@@ -42,7 +42,7 @@ pub use service::{Service, ServiceError, Stores};
 use crate::routes::Route;
 use crate::rules::ApiError;
 use crate::store::Metrics;
-use crate::telemetry::emf;
+use crate::telemetry::{Relay, emf};
 use respond::error;
 
 impl<S: Stores> Service<S> {
@@ -143,6 +143,11 @@ impl<S: Stores> Service<S> {
     async fn dispatch(&self, route: Route, request: &ApiRequest) -> ApiResponse {
         match route {
             Route::Metrics => self.metrics().await,
+            // The routes a browser posts a body to: MCP's DNS-rebinding rule (`/mcp` and
+            // `/a2a` keep it in their functions).
+            Route::Precheck | Route::Rpc if !self.origin_allowed(request) => {
+                error(ApiError::OriginForbidden)
+            }
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
@@ -243,7 +248,7 @@ fn admit(request: &ApiRequest, route: Option<Route>) -> Result<Route, ApiRespons
         return Err(ApiResponse::empty(StatusCode::NO_CONTENT)
             .with_header("allow", &route.allow())
             .with_header("access-control-allow-methods", &route.allow())
-            .with_header("access-control-allow-headers", CORS_ALLOW_HEADERS)
+            .with_header("access-control-allow-headers", &cors_allow_headers())
             .with_header("access-control-max-age", "600"));
     }
     let method = if request.method == Method::HEAD { &Method::GET } else { &request.method };
@@ -258,9 +263,13 @@ fn head_as_get(request: &ApiRequest) -> Option<ApiRequest> {
     (request.method == Method::HEAD).then(|| ApiRequest { method: Method::GET, ..request.clone() })
 }
 
-/// Request headers a browser-based client may send (CORS).
-const CORS_ALLOW_HEADERS: &str =
-    "content-type, authorization, payment-signature, x-payment, sign-in-with-x";
+/// Request headers a browser-based client may send (CORS): its JSON body's `content-type`
+/// and every header a transport reads, from each transport's own list.
+fn cors_allow_headers() -> String {
+    let read: [&[&str]; 4] =
+        [&["content-type"], &http::REQUEST_HEADERS, &mcp::REQUEST_HEADERS, &a2a::REQUEST_HEADERS];
+    read.concat().join(", ")
+}
 /// Response headers a browser-based client may read (CORS).
 const CORS_EXPOSE_HEADERS: &str =
     "payment-required, payment-response, x-payment-response, retry-after, allow";
@@ -315,6 +324,7 @@ fn log_request(
         tool_route = telemetry.stands_for.map(|(tool, _)| tool.name()),
         tool_status = telemetry.stands_for.map(|(_, status)| status.as_u16()),
         rule = telemetry.closed_rule(),
+        relay = telemetry.relay.map(Relay::name),
         state = telemetry.state.unwrap_or(""),
         elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "request"

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::rules::ApiError;
-use crate::telemetry::{Telemetry, Tripwires};
+use crate::telemetry::{Relay, Telemetry, Tripwires};
 
 /// A response, plus its [`Telemetry`]. Small on purpose: the handlers return it as their
 /// early-exit error.
@@ -71,6 +71,12 @@ impl ApiResponse {
     /// Records another answer's telemetry (an MCP tool result's, on its JSON-RPC answer).
     pub(super) fn with_telemetry(mut self, telemetry: Telemetry) -> Self {
         self.telemetry = telemetry;
+        self
+    }
+
+    /// Records where `POST /rpc` took its blockhash.
+    pub(super) fn with_relay(mut self, relay: Relay) -> Self {
+        self.telemetry.relay = Some(relay);
         self
     }
 

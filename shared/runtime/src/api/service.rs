@@ -43,7 +43,9 @@ use tokio::sync::OnceCell;
 
 use super::binding::BindingKey;
 use super::config::ServiceConfig;
+use super::page::BlockhashCache;
 use super::request::ApiRequest;
+use crate::base_url::Base;
 use crate::budget::FEE_LOOKUP_BOUND;
 use crate::fetch::Fetcher;
 use crate::fx::{BankOfCanadaValet, RateLookups};
@@ -98,6 +100,8 @@ pub struct Service<S> {
     pub(super) token_account: String,
     pub(super) store: S,
     pub(super) rpc_client: reqwest::Client,
+    /// The blockhash `POST /rpc` last read, reused for 2 s across requests.
+    pub(super) blockhashes: BlockhashCache,
     pub(super) rates: RateLookups,
     pub(super) clock: fn() -> UtcMillis,
 }
@@ -143,6 +147,7 @@ impl<S: Stores> Service<S> {
             token_account,
             store,
             rpc_client,
+            blockhashes: BlockhashCache::default(),
             rates: RateLookups::new(valet),
             clock,
             config,
@@ -168,6 +173,21 @@ impl<S: Stores> Service<S> {
             })
             .await;
         fetched.ok().map(Base58Id::as_str)
+    }
+
+    /// The DNS-rebinding rule of the routes a browser may reach with a body (`/mcp`, `/a2a`,
+    /// `/precheck`, `/rpc`): a request without `Origin` (not a browser's) is served, and one
+    /// whose `Origin` is this service's own: the configured public base URL's origin, or the
+    /// base the platform reports for this request.
+    pub(super) fn origin_allowed(&self, request: &ApiRequest) -> bool {
+        let Some(origin) = request.headers.get(http::header::ORIGIN) else {
+            return true;
+        };
+        let ours = [&self.config.public_base_url, &request.public_base_url];
+        ours.into_iter()
+            .flatten()
+            .filter_map(|base| Base::parse(base))
+            .any(|base| origin.as_bytes().eq_ignore_ascii_case(base.origin.as_bytes()))
     }
 
     /// The API's public base URL: the configured one, else the one the platform reports for

@@ -23,7 +23,7 @@ use http::StatusCode;
 use payability_core::criteria::published;
 use serde_json::{Map, Value, json};
 
-use super::{Telemetry, Tripwires};
+use super::{Relay, Telemetry, Tripwires};
 use crate::routes::Route;
 
 /// The CloudWatch namespace of every metric.
@@ -62,6 +62,10 @@ pub const PAYMENT_FAILURES: &str = "PaymentFailures";
 pub const FACILITATOR_FAILURES: &str = "FacilitatorFailures";
 /// The store could not be reached (`store_unavailable`).
 pub const STORE_FAILURES: &str = "StoreFailures";
+/// `POST /rpc` blockhash answers asked of the operator's Solana RPC (one call each).
+pub const RPC_UPSTREAM_CALLS: &str = "RpcUpstreamCalls";
+/// `POST /rpc` blockhash answers reused from a read of the last 2 s (no call).
+pub const RPC_CACHE_HITS: &str = "RpcCacheHits";
 /// 1 when `/metrics` answers that the free-use tripwire fired (armed, since Day-0, free >
 /// 10 x paid), else 0; only on `/metrics` answers. The template reads `/metrics` on a
 /// schedule so this is emitted without a caller.
@@ -74,7 +78,7 @@ pub const TRIPWIRE_REFUNDS: &str = "TripwireRefundsFired";
 pub const TRIPWIRES_ARMED: &str = "TripwiresArmed";
 
 /// Every metric of the namespace, with its CloudWatch unit: the one list.
-pub const METRICS: [(&str, &str); 15] = [
+pub const METRICS: [(&str, &str); 17] = [
     (REQUESTS, "Count"),
     (LATENCY, "Milliseconds"),
     (STATUS_2XX, "Count"),
@@ -87,6 +91,8 @@ pub const METRICS: [(&str, &str); 15] = [
     (PAYMENT_FAILURES, "Count"),
     (FACILITATOR_FAILURES, "Count"),
     (STORE_FAILURES, "Count"),
+    (RPC_UPSTREAM_CALLS, "Count"),
+    (RPC_CACHE_HITS, "Count"),
     (TRIPWIRE_FREE_USE, "Count"),
     (TRIPWIRE_REFUNDS, "Count"),
     (TRIPWIRES_ARMED, "Count"),
@@ -96,7 +102,7 @@ pub const METRICS: [(&str, &str); 15] = [
 /// [`LATENCY`], which every object carries). Only the counts that are 1 are written: a metric
 /// that never occurs on a route never becomes a billed custom metric, and the alarms fill
 /// missing data with 0.
-const PER_ROUTE_COUNTS: [&str; 7] = [
+const PER_ROUTE_COUNTS: [&str; 9] = [
     STATUS_2XX,
     STATUS_4XX,
     STATUS_5XX,
@@ -104,6 +110,8 @@ const PER_ROUTE_COUNTS: [&str; 7] = [
     PAYMENT_FAILURES,
     FACILITATOR_FAILURES,
     STORE_FAILURES,
+    RPC_UPSTREAM_CALLS,
+    RPC_CACHE_HITS,
 ];
 
 /// Rules that mean the facilitator failed us (not the buyer's payment).
@@ -183,6 +191,8 @@ pub fn object(answered: &Answered<'_>, timestamp_ms: u64) -> Value {
         rule.is_some_and(|r| PAYMENT_FAILURE_RULES.contains(&r)),
         rule.is_some_and(|r| FACILITATOR_FAILURE_RULES.contains(&r)),
         rule == Some(STORE_FAILURE_RULE),
+        telemetry.relay == Some(Relay::Upstream),
+        telemetry.relay == Some(Relay::Cache),
     ];
 
     let mut root = Map::new();
@@ -389,6 +399,22 @@ mod tests {
         assert_well_formed(&object);
         assert_eq!(object[FREE_PRECHECKS], 1);
         assert_eq!(object[STATUS_2XX], 1);
+    }
+
+    #[test]
+    fn a_relayed_blockhash_counts_where_it_came_from() {
+        for (relay, counted, not_counted) in [
+            (Relay::Upstream, RPC_UPSTREAM_CALLS, RPC_CACHE_HITS),
+            (Relay::Cache, RPC_CACHE_HITS, RPC_UPSTREAM_CALLS),
+        ] {
+            let telemetry = Telemetry { relay: Some(relay), ..Telemetry::default() };
+            let object = object_of("/rpc", StatusCode::OK, &telemetry, 1);
+            assert_well_formed(&object);
+            assert_eq!((&object[ROUTE], &object[counted]), (&json!("rpc"), &json!(1)));
+            assert!(object.get(not_counted).is_none(), "{object}");
+        }
+        let other = object_of("/rpc", StatusCode::OK, &Telemetry::default(), 1);
+        assert!(other.get(RPC_UPSTREAM_CALLS).is_none() && other.get(RPC_CACHE_HITS).is_none());
     }
 
     #[test]

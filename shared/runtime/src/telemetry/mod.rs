@@ -26,6 +26,27 @@ pub struct Telemetry {
     /// it as that route's answer (a paid verdict as the paid route's, a pre-check as the
     /// pre-check's).
     pub stands_for: Option<(Route, StatusCode)>,
+    /// Where a `POST /rpc` blockhash answer came from.
+    pub relay: Option<Relay>,
+}
+
+/// Where `POST /rpc` took the blockhash it answered with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relay {
+    /// Asked of the configured Solana RPC for this request.
+    Upstream,
+    /// Reused from a read of the last 2 s (no call).
+    Cache,
+}
+
+impl Relay {
+    /// The source's name, as the log line writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Upstream => "upstream",
+            Self::Cache => "cache",
+        }
+    }
 }
 
 impl Telemetry {

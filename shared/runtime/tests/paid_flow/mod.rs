@@ -32,6 +32,7 @@ pub(crate) mod world;
 
 mod a2a;
 mod basics;
+mod browser_routes;
 mod day0;
 mod early_fetch;
 mod free_tier;

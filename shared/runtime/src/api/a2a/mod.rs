@@ -25,8 +25,9 @@ use http::{HeaderMap, StatusCode};
 use super::discovery::{X402_EXTENSION_URI, X402_EXTENSION_URI_V01};
 use super::jsonrpc::{self, Envelope};
 use super::request::ApiRequest;
-use super::respond::ApiResponse;
+use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
+use crate::rules::ApiError;
 use error::A2aError;
 use task::Dialect;
 
@@ -77,6 +78,11 @@ fn dialect_of(method: &str) -> Result<Dialect, A2aError> {
 
 /// The headers that activate extensions: A2A 1.0's and the name x402's A2A text uses.
 const EXTENSION_HEADERS: [&str; 2] = ["a2a-extensions", "x-a2a-extensions"];
+/// The header naming the A2A version the client speaks.
+const VERSION_HEADER: &str = "a2a-version";
+/// The request headers this transport reads: allowed in a CORS preflight.
+pub(super) const REQUEST_HEADERS: [&str; 3] =
+    [EXTENSION_HEADERS[0], EXTENSION_HEADERS[1], VERSION_HEADER];
 
 /// Our extension URIs the request activates (either header, comma-separated), in our order.
 fn activated(headers: &HeaderMap) -> Vec<&'static str> {
@@ -90,7 +96,7 @@ fn activated(headers: &HeaderMap) -> Vec<&'static str> {
 
 /// Whether the request's `A2A-Version` (absent: 0.3) is a version this endpoint speaks.
 fn version_spoken(headers: &HeaderMap) -> bool {
-    let Some(version) = headers.get("a2a-version") else {
+    let Some(version) = headers.get(VERSION_HEADER) else {
         return true;
     };
     let major = version.to_str().ok().and_then(|v| v.trim().split('.').next());
@@ -98,8 +104,12 @@ fn version_spoken(headers: &HeaderMap) -> bool {
 }
 
 impl<S: Stores> Service<S> {
-    /// `POST /a2a`: one JSON-RPC request, answered, with the activated extensions echoed.
+    /// `POST /a2a`: one JSON-RPC request, answered, with the activated extensions echoed; a
+    /// browser's foreign `Origin` is 403 `origin_forbidden` first (MCP's rule).
     pub(super) async fn a2a(&self, request: &ApiRequest) -> ApiResponse {
+        if !self.origin_allowed(request) {
+            return error(ApiError::OriginForbidden);
+        }
         let extensions = activated(&request.headers);
         let response = self.a2a_answer(request, !extensions.is_empty()).await;
         if extensions.is_empty() {

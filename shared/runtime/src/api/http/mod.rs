@@ -8,7 +8,9 @@ mod precheck_route;
 
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{SIGN_IN_WITH_X, decode_proof_header};
-use payability_core::payment::x402::{X402Version, decode_payment_header};
+use payability_core::payment::x402::{
+    V1_PAYMENT_HEADER, V2_PAYMENT_HEADER, X402Version, decode_payment_header,
+};
 use serde_json::Value;
 
 use super::call_style::CallStyle;
@@ -18,6 +20,11 @@ use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
 use crate::rules::ApiError;
 use answer::http_answer;
+
+/// The request headers this transport reads beside its body: the house credential, both x402
+/// versions' payment headers and the sign-in proof; allowed in a CORS preflight.
+pub(super) const REQUEST_HEADERS: [&str; 4] =
+    ["authorization", V2_PAYMENT_HEADER, V1_PAYMENT_HEADER, SIGN_IN_WITH_X];
 
 /// Parses a JSON body into `T`, or the closed-form 400 for it.
 fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {

@@ -17,16 +17,18 @@ mod error;
 mod tools;
 
 use http::StatusCode;
-use http::header::ORIGIN;
 use serde_json::{Value, json};
 
 use super::jsonrpc::{self, Envelope};
 use super::request::ApiRequest;
 use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
-use crate::base_url::Base;
 use crate::rules::ApiError;
 use error::McpError;
+
+/// The request headers an MCP client sends beside its body (the Streamable HTTP transport's
+/// protocol version, after `initialize`): allowed in a CORS preflight.
+pub(super) const REQUEST_HEADERS: [&str; 1] = ["mcp-protocol-version"];
 
 /// The MCP revisions this endpoint speaks, newest first: `initialize` answers the client's
 /// when it is one of them, else the newest.
@@ -95,19 +97,5 @@ impl<S: Stores> Service<S> {
             },
             _ => McpError::MethodNotFound.answer(&id),
         }
-    }
-
-    /// The MCP transport's DNS-rebinding rule: a request without `Origin` (not a browser's) is
-    /// served, and one whose `Origin` is this service's own: the configured public base URL's
-    /// origin, or the base the platform reports for this request.
-    fn origin_allowed(&self, request: &ApiRequest) -> bool {
-        let Some(origin) = request.headers.get(ORIGIN) else {
-            return true;
-        };
-        let ours = [&self.config.public_base_url, &request.public_base_url];
-        ours.into_iter()
-            .flatten()
-            .filter_map(|base| Base::parse(base))
-            .any(|base| origin.as_bytes().eq_ignore_ascii_case(base.origin.as_bytes()))
     }
 }

@@ -7,6 +7,8 @@
 
 mod rpc;
 
+pub(super) use rpc::BlockhashCache;
+
 use http::StatusCode;
 use http::header::ACCEPT;
 

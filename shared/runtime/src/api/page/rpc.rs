@@ -3,20 +3,25 @@
 //! operator's RPC (whose URL may carry a key) is never exposed. `getAccountInfo` of the USDC
 //! mint is answered from what the client reads of it (decimals 6, the Token program), with no
 //! call; `getLatestBlockhash` is asked of the configured RPC and answered as read (typed, never
-//! the RPC's bytes). Nothing else is relayed: no user input reaches the RPC.
+//! the RPC's bytes), one read answering every request of the next [`BLOCKHASH_REUSE_MS`]
+//! (per process, by the service's clock; concurrent misses wait for one call). Nothing else
+//! is relayed: no user input reaches the RPC.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::challenge::USDC_MINT;
 use payability_core::payment::solana::TOKEN_PROGRAM;
+use payability_core::report::UtcMillis;
 use serde_json::{Value, json};
+use tokio::sync::Mutex;
 
 use crate::api::jsonrpc::{self, Envelope, code};
 use crate::api::request::ApiRequest;
 use crate::api::respond::ApiResponse;
 use crate::api::service::{Service, Stores};
 use crate::budget::FEE_LOOKUP_BOUND;
-use crate::payment::solana_rpc::latest_blockhash;
+use crate::payment::solana_rpc::{LatestBlockhash, latest_blockhash};
+use crate::telemetry::Relay;
 
 /// USDC's decimals.
 const USDC_DECIMALS: u8 = 6;
@@ -25,6 +30,39 @@ const MINT_ACCOUNT_BYTES: usize = 82;
 /// JSON-RPC's code for a server that could not answer (JSON-RPC 2.0's implementation range, as
 /// Solana's RPC uses it for "try again").
 const UNAVAILABLE: i64 = -32005;
+/// How long one blockhash read answers `getLatestBlockhash`, in milliseconds: a blockhash
+/// stays valid for about 60 s, and the client only needs a recent one.
+const BLOCKHASH_REUSE_MS: i64 = 2_000;
+
+/// The last blockhash read and when it was read, shared by every request the process answers;
+/// the lock is held across a read, so concurrent misses make one call.
+#[derive(Debug, Default)]
+pub(in crate::api) struct BlockhashCache(Mutex<Option<(UtcMillis, LatestBlockhash)>>);
+
+/// Whether a read at `read_at` may still answer at `now` (a clock that went back: no).
+fn reusable(read_at: UtcMillis, now: UtcMillis) -> bool {
+    (0..BLOCKHASH_REUSE_MS).contains(&now.0.saturating_sub(read_at.0))
+}
+
+impl BlockhashCache {
+    /// The blockhash to answer with and where it came from: the last read while reusable at
+    /// `clock`'s time (read once the lock is held), else `read`'s answer (kept when there is
+    /// one; a failure is not kept).
+    async fn latest(
+        &self,
+        clock: fn() -> UtcMillis,
+        read: impl AsyncFnOnce() -> Option<LatestBlockhash>,
+    ) -> Option<(LatestBlockhash, Relay)> {
+        let mut last = self.0.lock().await;
+        let now = clock();
+        if let Some((_, latest)) = last.as_ref().filter(|(at, _)| reusable(*at, now)) {
+            return Some((latest.clone(), Relay::Cache));
+        }
+        let latest = read().await?;
+        *last = Some((now, latest.clone()));
+        Some((latest, Relay::Upstream))
+    }
+}
 
 /// The USDC mint's account as `getAccountInfo` (base64) answers it: an initialized SPL mint of
 /// 6 decimals owned by the Token program, without authorities or supply (the client reads only
@@ -71,8 +109,11 @@ impl<S: Stores> Service<S> {
                 let Some(rpc_url) = &self.config.solana_rpc_url else {
                     return jsonrpc::error(&call.id, UNAVAILABLE, "no Solana RPC is configured");
                 };
-                match latest_blockhash(&self.rpc_client, rpc_url, FEE_LOOKUP_BOUND).await {
-                    Ok(latest) => jsonrpc::result(
+                let read = async || {
+                    latest_blockhash(&self.rpc_client, rpc_url, FEE_LOOKUP_BOUND).await.ok()
+                };
+                match self.blockhashes.latest(self.clock, read).await {
+                    Some((latest, relay)) => jsonrpc::result(
                         &call.id,
                         json!({
                             "context": {"slot": latest.slot},
@@ -81,8 +122,9 @@ impl<S: Stores> Service<S> {
                                 "lastValidBlockHeight": latest.last_valid_block_height,
                             },
                         }),
-                    ),
-                    Err(_) => jsonrpc::error(
+                    )
+                    .with_relay(relay),
+                    None => jsonrpc::error(
                         &call.id,
                         UNAVAILABLE,
                         "the Solana RPC did not answer with a blockhash: try again",
@@ -94,6 +136,21 @@ impl<S: Stores> Service<S> {
                 code::METHOD_NOT_FOUND,
                 "this relay answers getAccountInfo of the USDC mint and getLatestBlockhash, what a payment needs",
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_is_reused_for_two_seconds_and_never_from_the_future() {
+        let at = UtcMillis(10_000);
+        for (now, reused) in
+            [(10_000, true), (11_999, true), (12_000, false), (9_999, false), (i64::MIN, false)]
+        {
+            assert_eq!(reusable(at, UtcMillis(now)), reused, "{now}");
         }
     }
 }
