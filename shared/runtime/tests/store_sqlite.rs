@@ -502,3 +502,47 @@ fn payment_id(n: u32) -> PaymentId {
     id[..4].copy_from_slice(&n.to_le_bytes());
     PaymentId(id)
 }
+
+/// A row count of one table, read on its own connection.
+fn row_count(path: &Path, table: &str) -> i64 {
+    let connection = rusqlite::Connection::open(path).expect("opens");
+    connection.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0)).unwrap()
+}
+
+/// A flood of 2,000 sign-in nonce spends and free-tier uses (a fresh source each), one every
+/// 5 minutes of a moving clock (about a week): expired rows are swept, so each table holds
+/// about what is still alive (nonces: minutes; free-tier counters: their day and 48 h).
+#[tokio::test]
+async fn expired_rows_are_swept_under_a_flood() {
+    use payability_core::payment::siwx::{NonceKey, issue_nonce};
+    const STEP_MS: i64 = 5 * 60 * 1000;
+    let fixture = SqliteFixture::default();
+    let store = fixture.fresh().await;
+    let key = NonceKey::derive(&[7; 32]);
+    for n in 0..2_000u32 {
+        let now = UtcMillis(T0.0 + i64::from(n) * STEP_MS);
+        let mut random = [0; 8];
+        random[..4].copy_from_slice(&n.to_le_bytes());
+        let nonce = issue_nonce(&key, now, random);
+        let until = UtcMillis(now.0 + 305_000);
+        assert_eq!(store.spend_nonce(&nonce, until, now).await, Ok(NonceSpend::Spent));
+        let [a, b, c, d] = n.to_be_bytes();
+        let source = IpAddr::V4(Ipv4Addr::new(10, b ^ a, c, d));
+        let used = store.try_use_both(&FreeCaller::unsigned(source), now).await;
+        assert_eq!(used, Ok(FreeTierDecision::Allowed { used: 1 }), "{n}");
+    }
+    let path = store.path().to_owned();
+    let (nonces, counters) = (row_count(&path, "sign_in_nonces"), row_count(&path, "free_tier"));
+    let pages: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA page_count", [], |row| row.get(0))
+        .unwrap();
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)
+        + std::fs::metadata(wal_path(&path)).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "after the flood: {nonces} nonces, {counters} counters, {pages} pages, {bytes} bytes"
+    );
+    assert!(nonces <= 5, "spent nonces are swept once their proofs expire: {nonces}");
+    // Alive: up to 72 h of counters at one a 5 minutes (864), plus one sweep's lag.
+    assert!(counters <= 900, "day counters are swept 48 h after their day: {counters}");
+}

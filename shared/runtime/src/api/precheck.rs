@@ -12,7 +12,7 @@ use http::StatusCode;
 use payability_core::challenge::OwnChallenge;
 use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
-use payability_core::payment::siwx::{SignInProof, SignInRefusal};
+use payability_core::payment::siwx::{ProvenWallet, SignInProof, SignInRefusal};
 use payability_core::policy::vet_target_url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -23,7 +23,7 @@ use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
 use super::sign_in_proof::SignInFailure;
 use crate::rules::{ApiError, Refusal};
-use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision};
+use crate::store::{Base58Id, Counter, FreeCaller, FreeTierDecision, UtcMillis};
 
 /// The body of a pre-check.
 #[derive(Deserialize)]
@@ -97,6 +97,49 @@ fn refused(refusal: SignInRefusal) -> PrecheckStop {
 }
 
 impl<S: Stores> Service<S> {
+    /// A spent allowance's stop (counted): the op asked about, offered for pay instead.
+    async fn allowance_refused(&self, refused: FreeTierDecision, op: PaidOp) -> PrecheckStop {
+        self.count(Counter::FreeTierRefusal).await;
+        let refusal = match refused {
+            FreeTierDecision::TooSoon => Refusal::FreeTooSoon,
+            _ => Refusal::FreeDailyCapReached,
+        };
+        PrecheckStop::Exhausted { op, refusal }
+    }
+
+    /// Spends a signed pre-check's nonce only if its allowance would allow it now, so a proof
+    /// the allowance refuses writes nothing (and may be presented again once it allows).
+    ///
+    /// The order is: read the allowance (no write), spend the nonce (one conditional write),
+    /// then consume the allowance (`try_use_both`, atomic as ever). The allowance is still
+    /// enforced only by that last conditional write, and a granted pre-check has spent its
+    /// nonce exactly once before anything is granted. Consuming the allowance first and the
+    /// nonce second would let a replayed proof (its nonce already spent) burn the wallet's
+    /// allowance, or need a give-back that can itself fail; this order loses nothing of the
+    /// wallet's: the only loss is a race, a concurrent use taking the last allowance between
+    /// the read and the consumption, where this proof's nonce is spent and the refusal is
+    /// answered (the caller signs a fresh challenge, as it must for any new pre-check).
+    async fn spend_proof_if_allowed(
+        &self,
+        proven: &ProvenWallet,
+        caller: &FreeCaller,
+        op: PaidOp,
+        now: UtcMillis,
+    ) -> Result<(), PrecheckStop> {
+        match self.store.would_allow(caller, now).await {
+            Ok(FreeTierDecision::Allowed { .. }) => {}
+            Ok(refused) => return Err(self.allowance_refused(refused, op).await),
+            Err(_) => return Err(PrecheckStop::Error(ApiError::StoreUnavailable)),
+        }
+        match self.spend_nonce(proven, now).await {
+            Ok(()) => Ok(()),
+            Err(SignInFailure::Refused(refusal)) => Err(refused(refusal)),
+            Err(SignInFailure::StoreUnavailable) => {
+                Err(PrecheckStop::Error(ApiError::StoreUnavailable))
+            }
+        }
+    }
+
     /// The sign-in challenge of the pre-check route (this request's public URL), carrying
     /// `refusal`'s rule.
     pub(super) fn precheck_sign_in(
@@ -144,7 +187,8 @@ impl<S: Stores> Service<S> {
 
     /// The signed pre-check of `body` (`{url, caller?, op?}`, from any transport) with the
     /// sign-in proof the request carries, spending the allowance it may spend: a signed
-    /// pre-check the signing wallet's (its nonce spent first), then its source's signed
+    /// pre-check the signing wallet's (its nonce spent first, only when the allowance would
+    /// allow it: [`Service::spend_proof_if_allowed`]), then its source's signed
     /// pre-checks; an unsigned one its source's; one that names a wallet unsigned, nothing
     /// (the sign-in challenge).
     pub(super) async fn precheck_answer(
@@ -169,11 +213,11 @@ impl<S: Stores> Service<S> {
         // A request whose source is unknown counts against 0.0.0.0 (shared).
         let source = request.source_ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
         let now = (self.clock)();
-        let caller = match proof {
+        let (caller, proven) = match proof {
             None if named.is_some() => {
                 return Err(PrecheckStop::SignIn { refusal: Refusal::SignInAsCaller });
             }
-            None => FreeCaller::unsigned(source),
+            None => (FreeCaller::unsigned(source), None),
             Some(proof) => {
                 let resource_url = self
                     .request_url(request)
@@ -182,26 +226,15 @@ impl<S: Stores> Service<S> {
                 if named.is_some_and(|named| named != proven.wallet) {
                     return Err(PrecheckStop::Error(ApiError::CallerNotTheSigner));
                 }
-                match self.spend_nonce(&proven, now).await {
-                    Ok(()) => {}
-                    Err(SignInFailure::Refused(refusal)) => return Err(refused(refusal)),
-                    Err(SignInFailure::StoreUnavailable) => {
-                        return Err(PrecheckStop::Error(ApiError::StoreUnavailable));
-                    }
-                }
-                FreeCaller::signed(proven.wallet, source)
+                (FreeCaller::signed(proven.wallet.clone(), source), Some(proven))
             }
         };
+        if let Some(proven) = &proven {
+            self.spend_proof_if_allowed(proven, &caller, route, now).await?;
+        }
         match self.store.try_use_both(&caller, now).await {
             Ok(FreeTierDecision::Allowed { .. }) => self.count(Counter::Precheck).await,
-            Ok(refused) => {
-                self.count(Counter::FreeTierRefusal).await;
-                let refusal = match refused {
-                    FreeTierDecision::TooSoon => Refusal::FreeTooSoon,
-                    _ => Refusal::FreeDailyCapReached,
-                };
-                return Err(PrecheckStop::Exhausted { op: route, refusal });
-            }
+            Ok(refused) => return Err(self.allowance_refused(refused, route).await),
             Err(_) => return Err(PrecheckStop::Error(ApiError::StoreUnavailable)),
         }
         let vetted = vet_target_url(&body.url, self.config.address_rule);

@@ -43,6 +43,16 @@ pub trait FreeTier: Send + Sync {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
+
+    /// What [`FreeTier::try_use_both`] would decide at `now`, writing nothing (consistent
+    /// reads): lets a signed pre-check leave its nonce unspent when its allowance is already
+    /// refused. Advisory only: a concurrent use may still take the allowance before it is
+    /// spent, which `try_use_both` then refuses.
+    fn would_allow(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> impl Future<Output = Result<FreeTierDecision, StoreError>> + Send;
 }
 
 /// One free-tier allowance (a counter item): a proven wallet's, or a source's (its unsigned
@@ -84,6 +94,24 @@ impl CallerKey {
             Self::SourceIp(_) => (FREE_PER_SOURCE_PER_DAY, FREE_SOURCE_MIN_INTERVAL_MS),
             Self::SignedSourceIp(_) => (FREE_SIGNED_PER_SOURCE_PER_DAY, 0),
         }
+    }
+}
+
+/// The free-tier rule on today's counter (`used`, `last_ms`), if the caller has one, under an
+/// allowance (per day, least interval in ms). An allowance without an interval is never too
+/// soon, even for a `now` read before a concurrent use was committed.
+pub fn free_tier_decision(
+    counter: Option<(u32, i64)>,
+    now: UtcMillis,
+    (per_day, interval_ms): (u32, i64),
+) -> FreeTierDecision {
+    match counter {
+        None => FreeTierDecision::Allowed { used: 1 },
+        Some((used, _)) if used >= per_day => FreeTierDecision::DailyCapReached,
+        Some((_, last_ms)) if interval_ms > 0 && last_ms > now.0.saturating_sub(interval_ms) => {
+            FreeTierDecision::TooSoon
+        }
+        Some((used, _)) => FreeTierDecision::Allowed { used: used + 1 },
     }
 }
 

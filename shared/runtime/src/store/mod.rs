@@ -30,7 +30,7 @@ pub use common::{Base58Id, DAY_MS, PaidOp, StoreError, UtcDay, UtcMillis};
 pub use free_tier::{
     CallerKey, FREE_MIN_INTERVAL_MS, FREE_PER_DAY, FREE_PER_SOURCE_PER_DAY,
     FREE_SIGNED_PER_SOURCE_PER_DAY, FREE_SOURCE_MIN_INTERVAL_MS, FREE_TIER_TTL_MS, FreeCaller,
-    FreeTier, FreeTierDecision,
+    FreeTier, FreeTierDecision, free_tier_decision,
 };
 pub use fx::{CadRate, RateCache};
 pub use ledger::{

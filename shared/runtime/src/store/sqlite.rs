@@ -3,8 +3,12 @@
 //! `BEGIN IMMEDIATE` transaction, so the write lock is taken before anything is read; the
 //! tables mirror the DynamoDB design, one per capability.
 //!
-//! `expires_at` (epoch seconds, the DynamoDB TTL unit) is recorded for parity but nothing
-//! deletes expired rows: an expired claim keeps blocking reuse, and a laptop's tables stay small.
+//! `expires_at` (epoch seconds, the DynamoDB TTL unit) is DynamoDB's TTL here too: the
+//! writes that carry the caller's clock (claims, early-fetch leases, free-tier uses, nonce
+//! spends) sweep expired rows of every table that has one ([`EXPIRING_TABLES`]), at most once
+//! per [`SWEEP_EVERY_MS`] of that clock per handle and at most [`SWEEP_ROWS`] rows a table, in
+//! the write's own transaction: a flood leaves about what is still alive, and a request pays
+//! nothing but one atomic read unless a sweep is due.
 //!
 //! Each handle owns one connection behind a mutex and runs every call on tokio's blocking
 //! pool: the connection's prepared statements are reused across calls, and SQLite admits one
@@ -12,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -62,6 +67,17 @@ const CLAIM_BINDING_COLUMNS: &str = "ALTER TABLE payments ADD COLUMN url_binding
 /// What version 2 adds to version 1: Day-0, one row at most (first write wins).
 const DAY0_TABLE: &str = "CREATE TABLE IF NOT EXISTS day0 (pk TEXT PRIMARY KEY NOT NULL
      CHECK (pk = 'day0'), at_ms INTEGER NOT NULL) STRICT, WITHOUT ROWID;";
+
+/// Least time between two sweeps of expired rows by one handle, in milliseconds.
+pub const SWEEP_EVERY_MS: i64 = 1_000;
+
+/// Most rows one sweep deletes from each table (a bounded transaction, and at least 1,000
+/// deletions a second per table, more than one writer's durable writes can add).
+pub const SWEEP_ROWS: i64 = 1_000;
+
+/// Every table with an `expires_at` column (epoch seconds), swept once that time has passed.
+pub const EXPIRING_TABLES: [&str; 6] =
+    ["payments", "payment_identifiers", "purchases", "early_fetch", "free_tier", "sign_in_nonces"];
 
 /// The pause between two attempts to switch a new file to WAL.
 const WAL_SWITCH_RETRY: Duration = Duration::from_millis(10);
@@ -155,6 +171,8 @@ pub struct SqliteStore {
     connection: Arc<Mutex<Connection>>,
     /// The database file.
     path: PathBuf,
+    /// The clock reading of this handle's latest sweep of expired rows (ms).
+    swept_at_ms: Arc<AtomicI64>,
 }
 
 impl SqliteStore {
@@ -174,7 +192,11 @@ impl SqliteStore {
         // FULL: a committed claim or ledger entry survives a power loss, not only a crash.
         connection.pragma_update(None, "synchronous", "FULL")?;
         migrate(&mut connection)?;
-        Ok(Self { connection: Arc::new(Mutex::new(connection)), path: path.to_owned() })
+        Ok(Self {
+            connection: Arc::new(Mutex::new(connection)),
+            path: path.to_owned(),
+            swept_at_ms: Arc::new(AtomicI64::new(i64::MIN)),
+        })
     }
 
     /// The database file this store opened.
@@ -211,6 +233,42 @@ impl SqliteStore {
         })
         .await
     }
+
+    /// As [`Self::in_write_transaction`] for a write at `now`, first sweeping expired rows
+    /// when this handle's last sweep is [`SWEEP_EVERY_MS`] old (one atomic read otherwise).
+    async fn in_sweeping_transaction<T: Send + 'static>(
+        &self,
+        now: UtcMillis,
+        job: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let last = self.swept_at_ms.load(Ordering::Relaxed);
+        let due = now.0.saturating_sub(last) >= SWEEP_EVERY_MS
+            && self
+                .swept_at_ms
+                .compare_exchange(last, now.0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok();
+        self.in_write_transaction(move |transaction| {
+            if due {
+                sweep_expired(transaction, now)?;
+            }
+            job(transaction)
+        })
+        .await
+    }
+}
+
+/// Deletes up to [`SWEEP_ROWS`] rows of each table in [`EXPIRING_TABLES`] whose `expires_at`
+/// is before `now` (as DynamoDB's TTL would), inside a write transaction.
+fn sweep_expired(transaction: &Transaction<'_>, now: UtcMillis) -> Result<(), StoreError> {
+    for table in EXPIRING_TABLES {
+        transaction
+            .prepare_cached(&format!(
+                "DELETE FROM {table} WHERE pk IN
+                 (SELECT pk FROM {table} WHERE expires_at < ?1 LIMIT ?2)"
+            ))?
+            .execute(params![epoch_seconds(now.0), SWEEP_ROWS])?;
+    }
+    Ok(())
 }
 
 /// Switches the file to WAL, retrying for at most `busy_timeout` while another connection
@@ -338,26 +396,9 @@ fn ledger_row(row: &Row<'_>) -> Result<LedgerEntry, StoreError> {
     })
 }
 
-/// The free-tier rule on today's counter (`used`, `last_ms`), if the caller has one, under an
-/// allowance (per day, least interval in ms).
-fn free_tier_decision(
-    counter: Option<(u32, i64)>,
-    now: UtcMillis,
-    (per_day, interval_ms): (u32, i64),
-) -> FreeTierDecision {
-    match counter {
-        None => FreeTierDecision::Allowed { used: 1 },
-        Some((used, _)) if used >= per_day => FreeTierDecision::DailyCapReached,
-        Some((_, last_ms)) if last_ms > now.0.saturating_sub(interval_ms) => {
-            FreeTierDecision::TooSoon
-        }
-        Some((used, _)) => FreeTierDecision::Allowed { used: used + 1 },
-    }
-}
-
-/// Decides one counter inside a write transaction without writing.
+/// Decides one counter without writing (inside a write transaction, or a read).
 fn free_tier_read(
-    transaction: &Transaction<'_>,
+    transaction: &Connection,
     caller: &CallerKey,
     key: &str,
     now: UtcMillis,
@@ -464,7 +505,7 @@ impl PaymentClaims for SqliteStore {
         let payer = claim.payer.as_ref().map(|payer| payer.as_str().to_owned());
         let identifier = claim.identifier.map(|identifier| identifier.key());
         let expired_before = now.0.saturating_sub(CLAIM_TTL_MS);
-        self.in_write_transaction(move |transaction| {
+        self.in_sweeping_transaction(now, move |transaction| {
             // The write lock is held from the first statement: checks, claim and map are one.
             // A claimed payment is already claimed whatever its id (as on DynamoDB).
             let claimed = transaction
@@ -523,7 +564,7 @@ impl PaymentClaims for SqliteStore {
     ) -> Result<bool, StoreError> {
         let (key, holder, until) = (lease.key(), lease.holder.key(), lease.until);
         let expires_at = epoch_seconds(until.0);
-        self.in_write_transaction(move |transaction| {
+        self.in_sweeping_transaction(now, move |transaction| {
             let taken = transaction
                 .prepare_cached(
                     "INSERT INTO early_fetch (pk, holder, held_until_ms, expires_at)
@@ -715,7 +756,7 @@ impl FreeTier for SqliteStore {
     ) -> Result<FreeTierDecision, StoreError> {
         let key = caller.key_on(now)?;
         let caller = caller.clone();
-        self.in_write_transaction(move |transaction| {
+        self.in_sweeping_transaction(now, move |transaction| {
             let decision = free_tier_read(transaction, &caller, &key, now)?;
             if let FreeTierDecision::Allowed { used } = decision {
                 free_tier_spend(transaction, &key, used, now)?;
@@ -735,7 +776,7 @@ impl FreeTier for SqliteStore {
             .chain(caller.then.clone())
             .map(|counter| Ok((counter.key_on(now)?, counter)))
             .collect::<Result<Vec<(String, CallerKey)>, StoreError>>()?;
-        self.in_write_transaction(move |transaction| {
+        self.in_sweeping_transaction(now, move |transaction| {
             let mut spends = Vec::with_capacity(counters.len());
             for (key, counter) in &counters {
                 match free_tier_read(transaction, counter, key, now)? {
@@ -750,6 +791,30 @@ impl FreeTier for SqliteStore {
         })
         .await
     }
+
+    /// Both counters read in one read transaction, nothing written.
+    async fn would_allow(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        let counters = std::iter::once(caller.first.clone())
+            .chain(caller.then.clone())
+            .map(|counter| Ok((counter.key_on(now)?, counter)))
+            .collect::<Result<Vec<(String, CallerKey)>, StoreError>>()?;
+        self.with_connection(move |connection| {
+            let transaction = connection.transaction()?;
+            let mut first = None;
+            for (key, counter) in &counters {
+                match free_tier_read(&transaction, counter, key, now)? {
+                    FreeTierDecision::Allowed { used } => first = first.or(Some(used)),
+                    refused => return Ok(refused),
+                }
+            }
+            Ok(FreeTierDecision::Allowed { used: first.unwrap_or(1) })
+        })
+        .await
+    }
 }
 
 impl ProofNonces for SqliteStore {
@@ -760,7 +825,7 @@ impl ProofNonces for SqliteStore {
         now: UtcMillis,
     ) -> Result<NonceSpend, StoreError> {
         let key = nonce_key(nonce);
-        self.in_write_transaction(move |transaction| {
+        self.in_sweeping_transaction(now, move |transaction| {
             let spent = transaction
                 .prepare_cached(
                     "INSERT INTO sign_in_nonces (pk, spent_until_ms, expires_at) VALUES (?1, ?2, ?3)
@@ -909,6 +974,16 @@ mod tests {
         for (counter, want) in cases {
             let wallet = (FREE_PER_DAY, FREE_MIN_INTERVAL_MS);
             assert_eq!(free_tier_decision(counter, now, wallet), want, "{counter:?}");
+        }
+        // No interval: a use committed at a later instant than this one's is not too soon.
+        let signed_source = (FREE_SIGNED_PER_SOURCE_PER_DAY, 0);
+        let cases = [
+            (Some((1, now.0 + 1)), FreeTierDecision::Allowed { used: 2 }),
+            (Some((1, now.0)), FreeTierDecision::Allowed { used: 2 }),
+            (Some((FREE_SIGNED_PER_SOURCE_PER_DAY, now.0 + 1)), FreeTierDecision::DailyCapReached),
+        ];
+        for (counter, want) in cases {
+            assert_eq!(free_tier_decision(counter, now, signed_source), want, "{counter:?}");
         }
     }
 }

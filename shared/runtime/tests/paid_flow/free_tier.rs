@@ -117,6 +117,32 @@ async fn a_signed_precheck_is_answered_while_a_stranger_keeps_naming_the_wallet(
     assert_eq!(world.facilitator.verify_calls(), 0, "a pre-check never pays");
 }
 
+/// A proof whose pre-check the allowance refuses writes nothing: its nonce stays unspent (the
+/// same proof is answered once the wallet's interval has passed), and a flood of refused
+/// proofs leaves no rows.
+#[tokio::test]
+async fn a_refused_signed_precheck_spends_no_nonce() {
+    let world = World::start().await;
+    let owner = sign_in::buyer();
+    let first = signed_precheck(&world, source(30), &owner).await;
+    assert_eq!(first.status, 200, "{first}");
+    assert_eq!(world.row_count("sign_in_nonces"), 1, "the granted pre-check spent its nonce");
+    let mut refused_proof = None;
+    for _ in 0..20 {
+        let challenge = precheck(&world, source(30), None, Some(&address(&owner))).await;
+        let proof = sign_in::proof(challenge.header("payment-required").unwrap(), &owner);
+        let refused = precheck(&world, source(30), Some(&proof), None).await;
+        assert_eq!(refused.rule(), Some("free_precheck_too_soon"), "{refused}");
+        refused_proof = Some(proof);
+    }
+    assert_eq!(world.row_count("sign_in_nonces"), 1, "20 refused proofs wrote no nonce");
+    world.advance(interval());
+    let proof = refused_proof.unwrap();
+    let again = precheck(&world, source(30), Some(&proof), None).await;
+    assert_eq!(again.status, 200, "a refused proof was not spent: {again}");
+    assert_eq!(world.row_count("sign_in_nonces"), 2);
+}
+
 #[tokio::test]
 async fn an_mcp_precheck_is_signed_in_its_meta_and_spends_the_wallets_allowance() {
     let world = World::start().await;
@@ -139,6 +165,9 @@ async fn an_mcp_precheck_is_signed_in_its_meta_and_spends_the_wallets_allowance(
     let proof = sign_in::proof(challenge.header("payment-required").unwrap(), &owner);
     let signed = send(precheck(Some(&proof))).await;
     assert_eq!((signed.status, &signed.body["kind"]), (200, &Value::from("precheck")), "{signed}");
+    // The allowance is asked first (a refused proof spends no nonce): past the interval, the
+    // replay is refused for its spent nonce.
+    world.advance(interval());
     let replayed = send(precheck(Some(&proof))).await;
     expect::sign_in_challenge(&replayed, "sign_in_nonce_used");
 }

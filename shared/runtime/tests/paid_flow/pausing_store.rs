@@ -259,6 +259,14 @@ impl<S: FreeTier> FreeTier for PausingStore<S> {
     ) -> Result<FreeTierDecision, StoreError> {
         self.around("try_use_both", self.inner.try_use_both(caller, now)).await
     }
+
+    async fn would_allow(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        self.around("would_allow", self.inner.would_allow(caller, now)).await
+    }
 }
 
 impl<S: ProofNonces> ProofNonces for PausingStore<S> {

@@ -71,3 +71,22 @@ async fn every_delivered_verdict_carries_a_receipt_the_did_document_resolves() {
         expect::nothing_of_the_capture(&paid);
     }
 }
+
+/// A paid `GET /check?url=…`'s receipt names the route as the POST's, MCP's and A2A's name
+/// theirs: scheme, host and path, never the query (the checked URL, which a shared receipt
+/// would otherwise disclose).
+#[tokio::test]
+async fn a_get_form_receipt_names_the_route_without_the_checked_url() {
+    let world = World::start().await;
+    let payment = world.fresh_payment().await;
+    let mut request = world.request(crate::paid_flow::world::CHECK, Some(&payment));
+    (request.method, request.body) = (Method::GET, Vec::new());
+    let encoded: String =
+        url::form_urlencoded::byte_serialize(world.target.url().as_bytes()).collect();
+    request.query = Some(format!("url={encoded}"));
+    let paid = world.send(request).await;
+    assert!(paid.is_verdict(), "{paid}");
+    let payload = expect::receipt_payload(&paid.settlement().expect("a settlement answer"));
+    assert_eq!(payload["resourceUrl"], format!("{PUBLIC_BASE_URL}/check"), "{payload}");
+    assert!(!payload.to_string().contains(&encoded), "the checked URL is not in it: {payload}");
+}

@@ -398,6 +398,11 @@ impl World {
         rows.map(|row| row.expect("a row reads")).collect()
     }
 
+    /// How many rows `table` holds.
+    pub fn row_count(&self, table: &str) -> usize {
+        self.rows(table).len()
+    }
+
     /// The ledger's rows, by key.
     pub fn ledger(&self) -> Vec<LedgerRow> {
         let mut rows: Vec<LedgerRow> = self

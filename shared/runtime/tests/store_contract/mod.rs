@@ -110,6 +110,7 @@ pub async fn run_all<F: Fixture>(fixture: Arc<F>) {
     twenty_concurrent_spends_of_one_nonce_yield_one(fixture.clone()).await;
     a_signed_precheck_spends_its_wallet_then_its_sources_signed_allowance(&*fixture).await;
     one_source_gets_its_unsigned_allowance_and_its_signed_one(&*fixture).await;
+    concurrent_signed_prechecks_of_one_source_are_never_too_soon(fixture.clone()).await;
     an_ipv6_source_counts_as_its_64(&*fixture).await;
     rate_cache_keeps_the_first_rate(&*fixture).await;
 }
@@ -853,6 +854,38 @@ async fn a_signed_precheck_spends_its_wallet_then_its_sources_signed_allowance<F
         Ok(FreeTierDecision::Allowed { used: 1 }),
         "the refused source gave the wallet's use back (count and interval)"
     );
+}
+
+/// The signed-source counter has no interval: a use whose `now` predates one already
+/// committed (read early, written late) is allowed, never `TooSoon`, whatever the order.
+async fn concurrent_signed_prechecks_of_one_source_are_never_too_soon<F: Fixture>(fixture: Arc<F>) {
+    let first = fixture.fresh().await;
+    let shared = source(60);
+    let signed = CallerKey::SignedSourceIp(shared);
+    assert_eq!(first.try_use(&signed, at(10)).await, Ok(FreeTierDecision::Allowed { used: 1 }));
+    assert_eq!(
+        first.try_use(&signed, at(5)).await,
+        Ok(FreeTierDecision::Allowed { used: 2 }),
+        "a use read at an earlier instant than the committed one"
+    );
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        handles.push(Arc::new(fixture.another_handle(&first).await));
+    }
+    let tasks: Vec<_> = (0..60u32)
+        .map(|n| {
+            let store = handles[usize::try_from(n).unwrap() % handles.len()].clone();
+            let caller = FreeCaller::signed(rotating_wallet(n + 5_000), shared);
+            // Later tasks carry earlier instants: each one's `now` predates others' writes.
+            tokio::spawn(async move { store.try_use_both(&caller, at(70 - i64::from(n))).await })
+        })
+        .collect();
+    for (n, task) in tasks.into_iter().enumerate() {
+        assert!(
+            matches!(task.await.unwrap(), Ok(FreeTierDecision::Allowed { .. })),
+            "concurrent signed pre-check {n} of one source was refused"
+        );
+    }
 }
 
 /// A random-looking base58 wallet string per n.

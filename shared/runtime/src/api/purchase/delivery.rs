@@ -141,7 +141,7 @@ impl<S: Stores> Service<S> {
         let settlement = match (offer.receipt_did, &delivery.payer) {
             (Some(did), Some(payer)) => {
                 let claims = ReceiptClaims {
-                    resource_url: offer.resource_url,
+                    resource_url: receipt_resource(offer.resource_url),
                     payer: payer.as_str(),
                     transaction: delivery.tx.as_str(),
                     issued_at_s: verdict.at.0.div_euclid(1_000),
@@ -245,4 +245,12 @@ fn ledger_entry(verdict: &Verdict, payer: Payer, rate: Option<CadRate>) -> Ledge
         criteria_version: CriteriaVersion::current(),
         verdict: verdict.recorded,
     }
+}
+
+/// The `resourceUrl` a receipt names: the paid route's URL without its query (or fragment),
+/// so every transport's receipt names the route alone (`/check`, `/memo`, `/mcp`, `/a2a`) and a
+/// shared receipt never discloses the URL a `GET ?url=` purchase checked (the x402
+/// offer-receipt extension's receipt is privacy-minimal: it names the paid resource).
+fn receipt_resource(resource_url: &str) -> &str {
+    resource_url.split(['?', '#']).next().unwrap_or(resource_url)
 }

@@ -9,7 +9,7 @@ use super::errors::{Conditional, conditional, unavailable};
 use super::handle::DynamoStore;
 use crate::store::{
     CallerKey, DAY_MS, FREE_TIER_TTL_MS, FreeCaller, FreeTier, FreeTierDecision, StoreError,
-    UtcMillis,
+    UtcMillis, free_tier_decision,
 };
 
 /// What spending one counter came to.
@@ -59,11 +59,44 @@ impl FreeTier for DynamoStore {
         }
         refused
     }
+
+    /// Each counter read consistently, in order; the first refusal is the decision.
+    async fn would_allow(
+        &self,
+        caller: &FreeCaller,
+        now: UtcMillis,
+    ) -> Result<FreeTierDecision, StoreError> {
+        let mut first = None;
+        for counter in std::iter::once(&caller.first).chain(caller.then.as_ref()) {
+            let read = self
+                .client
+                .get_item()
+                .table_name(&self.tables.free_tier)
+                .set_key(Some(key_of(&counter.key_on(now)?)))
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(unavailable)?;
+            let stored = read
+                .item()
+                .map(|item| {
+                    Ok::<_, StoreError>((read_number(item, "used")?, read_number(item, "last_ms")?))
+                })
+                .transpose()?;
+            match free_tier_decision(stored, now, counter.allowance()) {
+                FreeTierDecision::Allowed { used } => first = first.or(Some(used)),
+                refused => return Ok(refused),
+            }
+        }
+        Ok(FreeTierDecision::Allowed { used: first.unwrap_or(1) })
+    }
 }
 
 impl DynamoStore {
     /// Both rules of one counter in one conditional `ADD used 1`; only when it is refused, a
     /// consistent read says which rule refused it (the rule itself was enforced by the write).
+    /// A counter without an interval is conditioned on its cap alone, so a use whose `now`
+    /// predates a concurrent committed use is never refused as too soon.
     async fn spend(
         &self,
         caller: &CallerKey,
@@ -72,15 +105,17 @@ impl DynamoStore {
     ) -> Result<Spend, StoreError> {
         let (per_day, interval_ms) = caller.allowance();
         let day_end = now.0.saturating_sub(now.0.rem_euclid(DAY_MS)).saturating_add(DAY_MS);
+        let condition = match interval_ms {
+            0 => "attribute_not_exists(#pk) OR #used < :max",
+            _ => "attribute_not_exists(#pk) OR (#used < :max AND #last <= :spaced_since)",
+        };
         let update = self
             .client
             .update_item()
             .table_name(&self.tables.free_tier)
             .set_key(Some(key_of(key)))
             .update_expression("ADD #used :one SET #last = :now, #expires = :expires")
-            .condition_expression(
-                "attribute_not_exists(#pk) OR (#used < :max AND #last <= :spaced_since)",
-            )
+            .condition_expression(condition)
             .expression_attribute_names("#pk", KEY)
             .expression_attribute_names("#used", "used")
             .expression_attribute_names("#last", "last_ms")
@@ -92,10 +127,15 @@ impl DynamoStore {
                 number(epoch_seconds(day_end.saturating_add(FREE_TIER_TTL_MS))),
             )
             .expression_attribute_values(":max", number(per_day))
-            .expression_attribute_values(":spaced_since", number(now.0.saturating_sub(interval_ms)))
-            .return_values(ReturnValue::AllOld)
-            .send()
-            .await;
+            .return_values(ReturnValue::AllOld);
+        let update = match interval_ms {
+            0 => update,
+            _ => update.expression_attribute_values(
+                ":spaced_since",
+                number(now.0.saturating_sub(interval_ms)),
+            ),
+        };
+        let update = update.send().await;
         if let Conditional::Written(output) = conditional(update)? {
             return Ok(match output.attributes().filter(|old| !old.is_empty()) {
                 None => Spend::Allowed { used: 1, previous_last_ms: None },
@@ -115,7 +155,7 @@ impl DynamoStore {
             .await
             .map_err(unavailable)?;
         let used: u32 = read_number(read.item().ok_or(StoreError::Corrupt)?, "used")?;
-        Ok(Spend::Refused(if used >= per_day {
+        Ok(Spend::Refused(if used >= per_day || interval_ms == 0 {
             FreeTierDecision::DailyCapReached
         } else {
             FreeTierDecision::TooSoon
