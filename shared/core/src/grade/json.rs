@@ -28,7 +28,7 @@ pub(super) fn forgiving_base64_decode(input: &[u8]) -> Option<Vec<u8>> {
         .copied()
         .filter(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
         .collect();
-    if data.len() % 4 == 0 {
+    if data.len().is_multiple_of(4) {
         let padding = data.iter().rev().take(2).take_while(|&&b| b == b'=').count();
         data.truncate(data.len() - padding);
     }

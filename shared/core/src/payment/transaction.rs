@@ -436,7 +436,7 @@ mod tests {
     #[test]
     fn padded_and_unpadded_base64_have_one_identity() {
         let mut bytes = legacy();
-        while bytes.len() % 3 == 0 {
+        while bytes.len().is_multiple_of(3) {
             bytes.push(0); // trailing bytes, so the base64 needs padding
         }
         let header = |transaction: String| {
