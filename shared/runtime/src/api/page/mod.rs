@@ -85,6 +85,7 @@ fn accepts_html(request: &ApiRequest) -> bool {
 #[cfg(test)]
 mod tests {
     use http::{HeaderMap, HeaderValue, Method};
+    use payability_tests::prices::dollar_amounts;
 
     use super::*;
 
@@ -167,20 +168,6 @@ mod tests {
         for policy in ["script-src 'self'", "connect-src 'self'", "default-src 'none'"] {
             assert!(CONTENT_SECURITY_POLICY.contains(policy), "{policy}");
         }
-    }
-
-    /// Every dollar amount (`$`, digits, `.`, digits) in `text`.
-    fn dollar_amounts(text: &str) -> Vec<&str> {
-        let amount = |at: usize| {
-            let digits = text[at + 1..]
-                .find(|c: char| !c.is_ascii_digit() && c != '.')
-                .map_or(&text[at + 1..], |end| &text[at + 1..at + 1 + end])
-                .trim_end_matches('.');
-            let is_amount =
-                digits.starts_with(|c: char| c.is_ascii_digit()) && digits.contains('.');
-            is_amount.then(|| &text[at..=at + digits.len()])
-        };
-        text.match_indices('$').filter_map(|(at, _)| amount(at)).collect()
     }
 
     /// The page states the price (the buy button, the wallet's spend cap) as static text, so
