@@ -396,6 +396,18 @@ fn ledger_row(row: &Row<'_>) -> Result<LedgerEntry, StoreError> {
     })
 }
 
+/// A caller's counters in the order they are spent (the first, then the second if any), each
+/// with its row key on `now`'s day.
+fn counter_keys(
+    caller: &FreeCaller,
+    now: UtcMillis,
+) -> Result<Vec<(String, CallerKey)>, StoreError> {
+    std::iter::once(caller.first.clone())
+        .chain(caller.then.clone())
+        .map(|counter| Ok((counter.key_on(now)?, counter)))
+        .collect()
+}
+
 /// Decides one counter without writing (inside a write transaction, or a read).
 fn free_tier_read(
     transaction: &Connection,
@@ -772,10 +784,7 @@ impl FreeTier for SqliteStore {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let counters = std::iter::once(caller.first.clone())
-            .chain(caller.then.clone())
-            .map(|counter| Ok((counter.key_on(now)?, counter)))
-            .collect::<Result<Vec<(String, CallerKey)>, StoreError>>()?;
+        let counters = counter_keys(caller, now)?;
         self.in_sweeping_transaction(now, move |transaction| {
             let mut spends = Vec::with_capacity(counters.len());
             for (key, counter) in &counters {
@@ -798,10 +807,7 @@ impl FreeTier for SqliteStore {
         caller: &FreeCaller,
         now: UtcMillis,
     ) -> Result<FreeTierDecision, StoreError> {
-        let counters = std::iter::once(caller.first.clone())
-            .chain(caller.then.clone())
-            .map(|counter| Ok((counter.key_on(now)?, counter)))
-            .collect::<Result<Vec<(String, CallerKey)>, StoreError>>()?;
+        let counters = counter_keys(caller, now)?;
         self.with_connection(move |connection| {
             let transaction = connection.transaction()?;
             let mut first = None;
