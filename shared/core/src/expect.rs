@@ -24,21 +24,17 @@ pub const MAX_EXPECT_VALUE_BYTES: usize = 256;
 
 /// What an expectation compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ExpectKey {
     /// `payTo` equals the value.
-    #[serde(rename = "pay-to")]
     PayTo,
     /// `amount` equals the value, in base units.
-    #[serde(rename = "amount")]
     Amount,
     /// `amount` is at most the value, in base units.
-    #[serde(rename = "max-amount")]
     MaxAmount,
     /// `network` is the same network as the value.
-    #[serde(rename = "network")]
     Network,
     /// `asset` equals the value.
-    #[serde(rename = "asset")]
     Asset,
 }
 
@@ -302,6 +298,13 @@ mod tests {
 
     use super::*;
     use crate::capture::{Capture, CapturedBody, CapturedHeader};
+
+    #[test]
+    fn each_key_serialises_as_the_command_line_writes_it() {
+        for key in ExpectKey::ALL {
+            assert_eq!(serde_json::to_value(key).unwrap(), json!(key.as_str()));
+        }
+    }
 
     #[test]
     fn every_refusal_of_an_expectation_has_its_rule() {
