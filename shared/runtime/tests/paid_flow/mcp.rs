@@ -253,6 +253,24 @@ async fn an_mcp_payment_is_bounded_as_the_payment_header_is() {
     }
 }
 
+/// The `Origin` header, and whether a route that keeps the DNS-rebinding rule serves it: none
+/// (a non-browser client), the world's public base URL's origin (case aside) or the request's
+/// own base's (`https://abc123.execute-api.us-east-1.amazonaws.com/v1`) is served; any other,
+/// a look-alike or one with a path, is not.
+pub(crate) const ORIGIN_VECTORS: [(Option<&str>, bool); 11] = [
+    (None, true),
+    (Some(crate::paid_flow::world::PUBLIC_BASE_URL), true),
+    (Some("HTTP://127.0.0.1:1"), true),
+    (Some("https://abc123.execute-api.us-east-1.amazonaws.com"), true),
+    (Some("https://evil.example"), false),
+    (Some("null"), false),
+    (Some("http://127.0.0.1:2"), false),
+    (Some("http://localhost:1"), false),
+    (Some("http://127.0.0.1:1/mcp"), false),
+    (Some("https://abc123.execute-api.us-east-1.amazonaws.com.evil.example"), false),
+    (Some(""), false),
+];
+
 /// A browser's `Origin` is checked (the MCP transport's DNS-rebinding rule): no `Origin` (a
 /// non-browser client), the configured public base URL's origin or the request's own base's
 /// is served; any other is 403 `origin_forbidden`, nothing run.
@@ -260,21 +278,7 @@ async fn an_mcp_payment_is_bounded_as_the_payment_header_is() {
 async fn a_foreign_browser_origin_is_refused() {
     let world = World::start().await;
     let own_base = "https://abc123.execute-api.us-east-1.amazonaws.com/v1";
-    // the Origin header => served
-    let vectors = [
-        (None, true),
-        (Some(crate::paid_flow::world::PUBLIC_BASE_URL), true),
-        (Some("HTTP://127.0.0.1:1"), true),
-        (Some("https://abc123.execute-api.us-east-1.amazonaws.com"), true),
-        (Some("https://evil.example"), false),
-        (Some("null"), false),
-        (Some("http://127.0.0.1:2"), false),
-        (Some("http://localhost:1"), false),
-        (Some("http://127.0.0.1:1/mcp"), false),
-        (Some("https://abc123.execute-api.us-east-1.amazonaws.com.evil.example"), false),
-        (Some(""), false),
-    ];
-    for (origin, served) in vectors {
+    for (origin, served) in ORIGIN_VECTORS {
         let payment = world.fresh_payment_via(Transport::Mcp).await;
         let meta = json!({"x402/payment": payment.payload()});
         let mut request = mcp_post(&call("check", json!({"url": world.target.url()}), Some(meta)));
