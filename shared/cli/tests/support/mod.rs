@@ -6,6 +6,7 @@ pub mod world;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -23,8 +24,11 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    /// Reads the server's stderr after its address line, to its end (the server's exit).
-    log_reader: Option<JoinHandle<Vec<u8>>>,
+    /// Reads the server's stderr after its address line, to its end (the server's exit),
+    /// into `logged` as it comes.
+    log_reader: Option<JoinHandle<()>>,
+    /// What the server has logged so far.
+    logged: Arc<Mutex<Vec<u8>>>,
     dir: ScratchDir,
 }
 
@@ -57,13 +61,18 @@ impl Server {
                 break;
             }
         }
-        let log_reader = std::thread::spawn(move || {
-            let mut rest = Vec::new();
-            let _ = stderr.read_to_end(&mut rest);
-            rest
+        let logged = Arc::new(Mutex::new(Vec::new()));
+        let log_reader = std::thread::spawn({
+            let logged = Arc::clone(&logged);
+            move || {
+                let mut line = Vec::new();
+                while stderr.read_until(b'\n', &mut line).is_ok_and(|read| read > 0) {
+                    logged.lock().unwrap().append(&mut line);
+                }
+            }
         });
         let base = base.expect("the server announced its address");
-        Self { child, base, log_reader: Some(log_reader), dir }
+        Self { child, base, log_reader: Some(log_reader), logged, dir }
     }
 
     /// One HTTP/1.1 request; returns (status, headers lower-cased, body).
@@ -116,6 +125,11 @@ impl Server {
         self.dir.join("store.sqlite3")
     }
 
+    /// What the server has logged so far, while it runs.
+    pub fn logged(&self) -> String {
+        String::from_utf8_lossy(&self.logged.lock().unwrap()).into_owned()
+    }
+
     /// Stops the server and returns everything it logged.
     pub fn stop(mut self) -> String {
         String::from_utf8_lossy(&self.kill()).into_owned()
@@ -127,7 +141,10 @@ impl Server {
     fn kill(&mut self) -> Vec<u8> {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.log_reader.take().and_then(|reader| reader.join().ok()).unwrap_or_default()
+        if let Some(reader) = self.log_reader.take() {
+            let _ = reader.join();
+        }
+        std::mem::take(&mut *self.logged.lock().unwrap())
     }
 }
 
