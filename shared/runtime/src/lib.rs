@@ -12,6 +12,8 @@ pub mod clock;
 pub mod fetch;
 pub mod fx;
 pub mod http_client;
+pub mod jsonrpc;
+pub mod mcp;
 pub mod payment;
 pub mod routes;
 pub mod rules;

@@ -127,7 +127,7 @@ impl<S: Stores> Service<S> {
             Ok(Envelope::Call(call)) => call,
             // A2A sends no notifications; one is accepted and nothing runs.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
-            Err(malformed) => return malformed.answer(),
+            Err(malformed) => return jsonrpc::malformed(&malformed),
         };
         if !version_spoken(&request.headers) {
             return A2aError::VersionNotSupported.answer(&call.id);

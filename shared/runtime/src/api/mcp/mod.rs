@@ -1,38 +1,42 @@
 //! `POST /mcp`: MCP's Streamable HTTP transport in its stateless form (one JSON-RPC 2.0
 //! request per POST, answered with JSON; no session, no SSE stream, no server-to-client
-//! request), the second transport of one purchase ([`super::purchase`]). The tools are the
-//! free routes `criteria` and `precheck` and the paid ones `check` and `memo` ([`tools`]); a
-//! paid call is the same purchase as `POST /check`, its payment in
-//! `params._meta["x402/payment"]` and the settlement in `result._meta["x402/payment-response"]`
-//! (coinbase/x402 `specs/transports-v2/mcp.md`), answered by [`call`].
+//! request), in both eras at one URL ([`crate::mcp`]): the handshake revisions
+//! (`initialize`, 2024-11-05 to 2025-11-25), and 2026-07-28, whose every request carries its
+//! version in `_meta` and mirrors it in headers ([`headers`]). It is the second transport of
+//! one purchase ([`super::purchase`]): the tools are the free routes `criteria` and
+//! `precheck` and the paid ones `check` and `memo`; a paid call is the same purchase as
+//! `POST /check`, its payment in `params._meta["x402/payment"]` and the settlement in
+//! `result._meta["x402/payment-response"]` (x402 `specs/transports-v2/mcp.md`), answered by
+//! [`call`].
 //!
-//! Every request gets HTTP 200 with a JSON-RPC response, errors included (closed form: a code
-//! and a static message, never a received value); a notification (no `id`) gets 202 and no
-//! body. The body cap, the methods (`POST` only: 405 otherwise) and the log line are the
-//! route's, as for every route; a request from a browser on another origin is 403
-//! `origin_forbidden` (the transport's DNS-rebinding rule).
+//! A handshake-era request gets HTTP 200 with a JSON-RPC response, errors included; a
+//! stateless one gets its errors as 2026-07-28 says: 400 (header mismatch -32020, unsupported
+//! version -32022 with the versions spoken, malformed params) and 404 (an unknown method,
+//! -32601). Errors are closed form: a code and a static message, never a received value. A
+//! notification (no `id`) gets 202 and no body. The body cap, the methods (`POST` only: 405
+//! otherwise, `GET` and `DELETE` included) and the log line are the route's, as for every
+//! route; `Mcp-Session-Id` is neither read nor minted; a request from a browser on another
+//! origin is 403 `origin_forbidden` (the transport's DNS-rebinding rule), in both eras.
 
 mod call;
-mod error;
-mod tools;
+mod headers;
 
 use http::StatusCode;
 use serde_json::{Value, json};
 
 use super::jsonrpc::{self, Envelope};
 use super::request::ApiRequest;
-use super::respond::{ApiResponse, error};
+use super::respond::{ApiResponse, error, json_response};
 use super::service::{Service, Stores};
+use crate::mcp::era::{DISCOVER, Era};
+use crate::mcp::error::McpError;
+use crate::mcp::results;
+use crate::mcp::tools::Offer;
 use crate::rules::ApiError;
-use error::McpError;
 
-/// The request headers an MCP client sends beside its body (the Streamable HTTP transport's
-/// protocol version, after `initialize`): allowed in a CORS preflight.
-pub(super) const REQUEST_HEADERS: [&str; 1] = ["mcp-protocol-version"];
-
-/// The MCP revisions this endpoint speaks, newest first: `initialize` answers the client's
-/// when it is one of them, else the newest.
-const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The request headers an MCP client sends beside its body (the protocol version, and in the
+/// stateless era the method and the tool's name): allowed in a CORS preflight.
+pub(super) const REQUEST_HEADERS: [&str; 3] = [headers::PROTOCOL_VERSION, "mcp-method", "mcp-name"];
 
 /// `tools/call`'s params, read as the fuzz targets see them (the `fuzzing` feature): the call,
 /// its payment decoded as a paid tool decodes it, or the JSON-RPC error code.
@@ -40,7 +44,7 @@ const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", 
 pub(super) fn read_tool_call(params: Value) -> Result<super::agent_call::AgentCall, i64> {
     use payability_core::payment::x402::decode_payment_object;
 
-    let call = call::read_call(params).map_err(McpError::code)?;
+    let call = crate::mcp::tools::read_call(params).map_err(|e| e.code())?;
     let Value::Object(arguments) = call.arguments else {
         unreachable!("read_call takes object arguments only")
     };
@@ -54,48 +58,67 @@ pub(super) fn read_tool_call(params: Value) -> Result<super::agent_call::AgentCa
     })
 }
 
-/// The `initialize` result: the revision agreed, the one capability (tools, a fixed list)
-/// and who we are.
-fn initialize(params: &Value) -> Value {
-    let asked = params.get("protocolVersion").and_then(Value::as_str);
-    let agreed = PROTOCOL_VERSIONS.into_iter().find(|v| Some(*v) == asked);
-    json!({
-        "protocolVersion": agreed.unwrap_or(PROTOCOL_VERSIONS[0]),
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {"name": "payability-verdict", "version": env!("CARGO_PKG_VERSION")},
-        "instructions": tools::instructions(),
-    })
+/// The answer carrying `error` for the request `id`: HTTP 200 in the handshake era, as
+/// 2026-07-28 says otherwise (404 for an unknown method, else 400); a header or version
+/// refusal is 400 in both.
+fn refused(id: &Value, error: &McpError, stateless: bool) -> ApiResponse {
+    let status = match error {
+        McpError::HeaderMismatch(_) | McpError::UnsupportedVersion { .. } => {
+            StatusCode::BAD_REQUEST
+        }
+        _ if !stateless => StatusCode::OK,
+        McpError::MethodNotFound => StatusCode::NOT_FOUND,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    json_response(status, &json!({"jsonrpc": "2.0", "id": id, "error": error.object()}))
 }
 
 impl<S: Stores> Service<S> {
-    /// `POST /mcp`: one JSON-RPC request, answered; a browser's foreign `Origin` is 403
-    /// `origin_forbidden` first.
+    /// `POST /mcp`: one JSON-RPC request, answered in its era; a browser's foreign `Origin` is
+    /// 403 `origin_forbidden` first.
     pub(super) async fn mcp(&self, request: &ApiRequest) -> ApiResponse {
         if !self.origin_allowed(request) {
             return error(ApiError::OriginForbidden);
         }
+        let stateless_header = headers::names_no_handshake_version(&request.headers);
         let mut call = match jsonrpc::read(&request.body) {
             Ok(Envelope::Call(call)) => call,
             // A notification (`notifications/initialized`, a cancellation): nothing to answer.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
-            Err(malformed) => return malformed.answer(),
+            Err(malformed) if stateless_header => {
+                let body = json!({"jsonrpc": "2.0", "id": malformed.id, "error": {
+                    "code": malformed.kind.code(), "message": malformed.kind.message(),
+                }});
+                return json_response(StatusCode::BAD_REQUEST, &body);
+            }
+            Err(malformed) => return jsonrpc::malformed(&malformed),
         };
+        let id = std::mem::take(&mut call.id);
         let Some(params) = call.object_params() else {
-            return McpError::InvalidParams.answer(&call.id);
+            return refused(&id, &McpError::InvalidParams, stateless_header);
         };
-        let (id, params) = (call.id, Value::Object(params));
-        match call.method.as_str() {
-            "initialize" => jsonrpc::result(&id, initialize(&params)),
-            "ping" => jsonrpc::result(&id, json!({})),
-            "tools/list" => jsonrpc::result(&id, json!({"tools": tools::listed()})),
-            "tools/call" => match self.call_tool(request, params).await {
-                Ok(answer) => {
-                    let telemetry = *answer.telemetry();
-                    jsonrpc::result(&id, answer).with_telemetry(telemetry)
-                }
-                Err(refused) => refused.answer(&id),
+        let era = match headers::era(&request.headers, &call.method, &params) {
+            Ok(era) => era,
+            Err(refusal) => {
+                let stateless = stateless_header || call.method == DISCOVER;
+                return refused(&id, &refusal, stateless);
+            }
+        };
+        let params = Value::Object(params);
+        let stateless = era != Era::Handshake;
+        let offer = Offer::Service;
+        match (call.method.as_str(), era) {
+            ("initialize", Era::Handshake) => {
+                jsonrpc::result(&id, results::initialize(&params, offer))
+            }
+            ("ping", Era::Handshake) => jsonrpc::result(&id, json!({})),
+            (DISCOVER, Era::Stateless { .. }) => jsonrpc::result(&id, results::discover(offer)),
+            ("tools/list", era) => jsonrpc::result(&id, results::tools_list(era, offer)),
+            ("tools/call", era) => match self.call_tool(request, params, era).await {
+                Ok((answer, telemetry)) => jsonrpc::result(&id, answer).with_telemetry(telemetry),
+                Err(refusal) => refused(&id, &refusal, stateless),
             },
-            _ => McpError::MethodNotFound.answer(&id),
+            _ => refused(&id, &McpError::MethodNotFound, stateless),
         }
     }
 }
