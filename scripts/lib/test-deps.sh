@@ -31,6 +31,14 @@ X402_ALSO_PINNED+=" mcp==1.30.0 httpx-sse==0.4.3 sse-starlette==3.7.1 pydantic-s
 X402_ALSO_PINNED+=" a2a-sdk==1.3.0 protobuf==7.36.2 google-api-core==2.44.0 googleapis-common-protos==1.76.0 json-rpc==1.15.0 culsans==0.11.0"
 X402_PINS="x402==$X402_VERSION $X402_ALSO_PINNED"
 X402_VENV=$DEPS/x402-venv
+# The MCP 2026-07-28 clients (tests/e2e/mcp2_*.py): the official MCP SDK 2.x, which speaks the
+# stateless revision and the handshake era, beside x402's Solana client (the `svm` extra, no
+# `mcp` extra: x402 2.25.0's MCP client is written for mcp 1.x), in their own virtualenv; the
+# packages both bring pinned as the x402 virtualenv pins them.
+MCP2_PINS="mcp==2.3.0 mcp-types==2.3.0 httpx2==2.17.0 httpcore2==2.17.0 pydantic==2.14.4 anyio==4.16.0"
+MCP2_PINS+=" starlette==1.10.0 uvicorn==0.55.0 sse-starlette==3.7.1 python-multipart==0.0.34"
+MCP2_PINS+=" x402==$X402_VERSION solders==0.27.1 solana==0.39.0 httpx==0.28.1 rfc8785==0.1.4 cryptography==50.0.2"
+MCP2_VENV=$DEPS/mcp2-venv
 # cargo-lambda (PyPI, pinned as scripts/deploy-check pins it) for `cargo lambda watch`
 # (scripts/watch, and through it the deployed-shape test). In its own virtualenv, not
 # deploy-check's (that one is rebuilt whenever its pins change), and without its ziglang
@@ -51,6 +59,12 @@ names = ("x402", "solders", "solana", "httpx", "rfc8785", "cryptography", "fasta
          "sse-starlette", "pydantic-settings", "python-multipart", "a2a-sdk", "protobuf",
          "google-api-core", "googleapis-common-protos", "json-rpc", "culsans")
 print(" ".join(f"{n}=={m.version(n)}" for n in names))' 2>/dev/null || true
+}
+
+installed_mcp2() {
+  "$MCP2_VENV/bin/python" -c 'import importlib.metadata as m, sys
+print(" ".join(f"{n}=={m.version(n)}" for n in sys.argv[1:]))' mcp mcp-types httpx2 httpcore2 pydantic \
+    anyio starlette uvicorn sse-starlette python-multipart x402 solders solana httpx rfc8785 cryptography 2>/dev/null || true
 }
 
 installed_cargo_lambda() {
@@ -90,6 +104,20 @@ install_x402() {
         && "$X402_VENV/bin/pip" install --quiet --disable-pip-version-check \
           "x402[svm,httpx,fastapi,flask,mcp]==$X402_VERSION" $X402_ALSO_PINNED; } >"$LOGS/install-x402.log" 2>&1 \
       || { cat "$LOGS/install-x402.log" >&2; exit 1; }
+  fi
+}
+
+install_mcp2() {
+  mkdir -p "$LOGS"
+  if [[ "$(installed_mcp2)" != "$MCP2_PINS" ]]; then
+    local base_python
+    base_python=$(x402_base_python)
+    say "installing mcp 2.x and x402[svm] (${MCP2_PINS// /, }) (pip, in a virtualenv) into $MCP2_VENV"
+    # shellcheck disable=SC2086 # the pins are words; x402's extra is named apart
+    { rm -rf "$MCP2_VENV" && "$base_python" -m venv "$MCP2_VENV" \
+        && "$MCP2_VENV/bin/pip" install --quiet --disable-pip-version-check \
+          ${MCP2_PINS/x402==/x402[svm]==}; } >"$LOGS/install-mcp2.log" 2>&1 \
+      || { cat "$LOGS/install-mcp2.log" >&2; exit 1; }
   fi
 }
 
