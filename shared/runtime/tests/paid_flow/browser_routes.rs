@@ -146,6 +146,8 @@ async fn the_preflight_allows_every_request_header_a_transport_reads() {
         "x-payment",
         "sign-in-with-x",
         "mcp-protocol-version",
+        "mcp-method",
+        "mcp-name",
         "a2a-extensions",
         "x-a2a-extensions",
         "a2a-version",

@@ -42,6 +42,7 @@ mod identifiers;
 mod kill_points;
 mod latency;
 mod mcp;
+mod mcp_stateless;
 mod receipts;
 mod replays;
 mod settlement;
