@@ -19,6 +19,7 @@ mod gateway_quota;
 mod help_docs;
 mod ledger;
 mod mcp;
+mod mcp_stateless;
 mod packages;
 mod page;
 mod paid;

@@ -5,7 +5,7 @@
 //! are bounded.
 //!
 //! Needs `scripts/test` (it installs the SDK, the official facilitator and moto, starts moto
-//! and exports PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_E2E_DIR,
+//! and exports PAYABILITY_TEST_X402_PYTHON, PAYABILITY_TEST_MCP2_PYTHON, PAYABILITY_TEST_E2E_DIR,
 //! PAYABILITY_TEST_OFFICIAL_FACILITATOR_MODULES and PAYABILITY_TEST_DYNAMODB_ENDPOINTS).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -287,6 +287,23 @@ pub fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
     (output.status.success(), key_id.unwrap_or(said))
 }
 
+/// How long one run of mcp2_buyer.py may take (it bounds itself at 120 s).
+pub const MCP2_BUYER_WITHIN: Duration = Duration::from_secs(180);
+
+/// tests/e2e/mcp2_buyer.py about `target`, paying on `rpc`, to the MCP endpoint `url`, run by
+/// the interpreter of the MCP 2.x virtualenv `scripts/test` exports
+/// (PAYABILITY_TEST_MCP2_PYTHON); the caller adds its arguments and bounds the run.
+pub fn mcp2_buyer(url: &str, target: &str, rpc: &str) -> Command {
+    let (_, dir) = fixtures();
+    let python = std::env::var("PAYABILITY_TEST_MCP2_PYTHON")
+        .expect("the MCP 2026-07-28 buyer needs the mcp 2.x virtualenv: run scripts/test");
+    let mut command = Command::new(python);
+    command
+        .arg(format!("{dir}/mcp2_buyer.py"))
+        .args(["--url", url, "--target", target, "--rpc", rpc]);
+    command
+}
+
 /// A number that differs between calls (table prefixes).
 pub fn unique_suffix() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
@@ -361,6 +378,16 @@ impl World {
     /// our MCP endpoint with `extra`; returns its JSON line.
     pub fn buy_mcp(&self, extra: &[&str]) -> Value {
         self.run_buyer("mcp_buyer.py", "/mcp", extra)
+    }
+
+    /// Runs mcp2_buyer.py (the official MCP SDK 2.x, which speaks MCP 2026-07-28, with x402's
+    /// Solana client) against our MCP endpoint with `extra`, bounded; returns its JSON line.
+    pub fn buy_mcp2(&self, extra: &[&str]) -> Value {
+        let url = format!("{}/mcp", self.server.base);
+        let mut command = mcp2_buyer(&url, &self.target.url, &self.rpc.url());
+        command.args(extra);
+        let ran = run_bounded(command, MCP2_BUYER_WITHIN);
+        ran.last_json().unwrap_or_else(|| panic!("mcp2_buyer.py gave no JSON line: {ran}"))
     }
 
     /// Runs a buyer script of tests/e2e against `route` about the world's seller, paying on
