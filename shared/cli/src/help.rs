@@ -7,6 +7,8 @@ use payability_core::grade::{CheckState, MemoState};
 use payability_core::op::PaidOp;
 use payability_core::payment::x402::Network;
 use payability_core::policy::MAX_URL_BYTES;
+use payability_runtime::api::MAX_REQUEST_BODY_BYTES;
+use payability_runtime::mcp::era;
 use payability_runtime::settings;
 use serde_json::Value;
 
@@ -263,6 +265,51 @@ Exit codes:
     )
 }
 
+/// After `mcp --help`: the transport, the eras, the tools, a client's configuration, the
+/// environment and the exit codes.
+pub(crate) fn mcp() -> String {
+    let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
+    let key_environment = key_environment();
+    let stateless = era::STATELESS_VERSIONS.join(", ");
+    let newest = era::HANDSHAKE_VERSIONS[0];
+    let oldest = era::HANDSHAKE_VERSIONS[era::HANDSHAKE_VERSIONS.len() - 1];
+    let cap = MAX_REQUEST_BODY_BYTES;
+    format!(
+        "Transport (MCP's stdio):
+  One JSON-RPC 2.0 message a line on standard input; one answer a line on standard output,
+  in the order the requests came, and nothing else there. It ends when standard input ends.
+  A line over {cap} bytes is answered -32600 and skipped unread. Errors are closed form
+  (a code and a static message, never a value received).
+
+Eras, per request, as the service's /mcp speaks them:
+  {oldest} to {newest}  initialize, ping, tools/list, tools/call; notifications
+  {stateless:<24}  a request naming its version in _meta: server/discover,
+                            tools/list, tools/call (results carry resultType and cache hints)
+
+Tools (free, answered on this machine, signed with the local key; no payment is taken):
+  criteria   the criteria document with the local key's descriptor (as payability criteria)
+  precheck   {{url, op?, caller?}}: whether url is in the target policy, signed; never
+             fetches; nothing is metered (caller need only be a wallet)
+  check      {{url}}: one fetch, the signed check report (as payability check)
+  memo       {{url}}: two fetches, the signed memo report (as payability memo)
+  A refusal is the tool result {{\"error\":{{\"rule\":…,\"message\":…}}}} with isError; a call
+  carrying _meta[\"x402/payment\"] is refused (local_takes_no_payment), nothing charged.
+  Nothing a target serves is written to standard error.
+
+An MCP client starts it as a command, e.g. {{\"command\": \"npx\", \"args\": [\"payability\", \"mcp\"]}}.
+
+Environment:
+  {allow_private_targets:<33} 0 (default) or 1; 1 lifts the public-address rule as
+                                    --allow-private does
+{key_environment}
+
+Exit codes:
+  0  standard input ended
+  1  failed: the signing key, the HTTP client, or standard input or output
+  2  refused: a malformed setting, or the command line"
+    )
+}
+
 /// After `serve --help`.
 pub(crate) fn serve() -> String {
     let signing_key_secret_arn = settings::SIGNING_KEY_SECRET_ARN.name();
@@ -348,6 +395,7 @@ mod tests {
             check(PaidOp::Memo),
             verify(),
             signing_only(),
+            mcp(),
             serve(),
             ledger(),
         ];

@@ -6,6 +6,7 @@ mod escape;
 mod exit;
 mod help;
 mod ledger;
+mod mcp;
 mod run;
 mod serve;
 mod targets;
@@ -72,6 +73,13 @@ enum Command {
     /// Start an embedded sample seller on loopback, check it with both ops, print both reports.
     #[command(after_help = help::signing_only())]
     Demo,
+    /// Serve the four MCP tools over stdio, free and local: check and memo signed with the local key.
+    #[command(after_help = help::mcp())]
+    Mcp {
+        /// Check loopback or private addresses: lift the public-address rule for this server.
+        #[arg(long)]
+        allow_private: bool,
+    },
     /// Serve every API route on 127.0.0.1 (the same handlers as the Lambda functions).
     #[command(after_help = help::serve())]
     Serve {
@@ -168,6 +176,7 @@ fn main() -> ExitCode {
         Command::Verify { report, key } => verify::run(&report, key.as_deref()),
         Command::Criteria => print_criteria(),
         Command::Demo => run_demo(),
+        Command::Mcp { allow_private } => mcp::run(allow_private),
         Command::Ledger { command: LedgerCommand::BackfillCad { limit } } => {
             ledger::backfill(limit)
         }

@@ -20,6 +20,7 @@ mod help_docs;
 mod ledger;
 mod mcp;
 mod mcp_stateless;
+mod mcp_stdio;
 mod packages;
 mod page;
 mod paid;

@@ -1,0 +1,181 @@
+//! The four tools answered on this machine ([`Local`]), free, as the command line answers
+//! them: `criteria` is `payability criteria`'s document, `check` and `memo` are `payability
+//! check` and `payability memo` of one URL (the same fetcher under the same target policy,
+//! the same rule, signed with the same local key), and `precheck` is the service's
+//! pre-check answer (`PrecheckAnswer`, signed) without its allowance: nothing is metered
+//! here. A refusal is the closed-form `{"error": {"rule", "message"}}` the command line
+//! writes, as an `isError` result; no received value is echoed.
+
+use payability_core::criteria::{
+    CRITERIA_ID, CRITERIA_REVISION, SigningKeyEntry, criteria_document, published,
+};
+use payability_core::op::PaidOp;
+use payability_core::policy::{AddressRule, vet_target_url};
+use payability_core::signing::ReportSigner;
+use payability_runtime::clock;
+use payability_runtime::fetch::Fetcher;
+use payability_runtime::mcp::era::Era;
+use payability_runtime::mcp::results::{Cache, ToolResult};
+use payability_runtime::mcp::tools::{Tool, ToolCall};
+use payability_runtime::rules::ApiError;
+use payability_runtime::store::Base58Id;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::escape;
+use crate::exit::CLOCK_OUT_OF_RANGE;
+use crate::targets::Problem;
+
+/// The rule of a call that carries a payment: this server takes none.
+pub(crate) const TAKES_NO_PAYMENT: (&str, &str) = (
+    "local_takes_no_payment",
+    "payability mcp runs on this machine and takes no payment: every tool is free here; call \
+     it again without _meta[\"x402/payment\"]; nothing was charged",
+);
+
+/// What answers the tools: the local key, the bounded fetcher and the target policy's
+/// address rule.
+pub(crate) struct Local {
+    /// The local signing key.
+    pub(crate) signer: ReportSigner,
+    /// The bounded fetcher, under `rule`.
+    pub(crate) fetcher: Fetcher,
+    /// The target policy's address rule (`--allow-private`, else the setting).
+    pub(crate) rule: AddressRule,
+}
+
+/// A refusal: a rule id and static words (the command line's [`Problem`]).
+type Refused = Problem;
+
+/// The arguments of `check` and `memo`, as the service reads them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PaidArguments {
+    url: String,
+}
+
+/// The arguments of `precheck`, as the service reads them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrecheckArguments {
+    url: String,
+    caller: Option<String>,
+    op: Option<String>,
+}
+
+/// The pre-check answer before signing: the service's `PrecheckAnswer`, field for field.
+#[derive(Serialize)]
+struct PrecheckAnswer {
+    criteria: &'static str,
+    criteria_revision: &'static str,
+    kind: &'static str,
+    op: &'static str,
+    url: Option<String>,
+    in_policy: bool,
+    refusal: Option<Value>,
+    checked_at: String,
+    disclosure: &'static str,
+    honesty: &'static str,
+    retention: &'static str,
+}
+
+/// The closed-form error of `error` (the service's rule id and message).
+fn api_error(error: ApiError) -> Refused {
+    Problem::refused(error.rule(), error.message())
+}
+
+/// The closed-form error of a rule the command line names (`(rule, message)`).
+fn refused((rule, message): (&'static str, &'static str)) -> Refused {
+    Problem::refused(rule, message)
+}
+
+/// A tool's arguments as `T` (an object of its fields, none unknown), else `body_wrong_shape`.
+fn arguments_of<T: DeserializeOwned>(arguments: Value) -> Result<T, Refused> {
+    serde_json::from_value(arguments).map_err(|_| api_error(ApiError::BodyWrongShape))
+}
+
+/// The closed-form error JSON the command line writes.
+fn error_json(refused: &Refused) -> String {
+    escape::json_line(&json!({"error": {"rule": refused.rule, "message": refused.message}}))
+}
+
+impl Local {
+    /// `tools/call` of a tool read by `read_call`, answered in `era`: the criteria are public,
+    /// every other answer the caller's.
+    pub(crate) async fn call(&self, call: ToolCall, era: Era) -> ToolResult {
+        let ToolCall { tool, arguments, payment, proof: _ } = call;
+        let cache = if tool == Tool::Criteria { Cache::Public } else { Cache::Private };
+        let answer = match (tool, payment) {
+            (_, Some(_)) => Err(refused(TAKES_NO_PAYMENT)),
+            (Tool::Criteria, None) => Ok(self.criteria()),
+            (Tool::Precheck, None) => self.precheck(arguments),
+            (Tool::Paid(op), None) => self.verdict(op, arguments).await,
+        };
+        match answer {
+            Ok(json) => ToolResult::new(json, true, era, cache),
+            Err(refused) => ToolResult::new(error_json(&refused), false, era, cache),
+        }
+    }
+
+    /// The criteria document with the local key's descriptor (`payability criteria`).
+    fn criteria(&self) -> String {
+        let key = SigningKeyEntry {
+            descriptor: self.signer.descriptor().clone(),
+            valid_from: None,
+            valid_until: None,
+        };
+        escape::json_line(&criteria_document(vec![key]))
+    }
+
+    /// The pre-check: whether the URL is in the target policy, signed; never fetches. A
+    /// `caller` must be a wallet, and is otherwise unused (nothing is metered here).
+    fn precheck(&self, arguments: Value) -> Result<String, Refused> {
+        let arguments: PrecheckArguments = arguments_of(arguments)?;
+        let op = match arguments.op.as_deref().map(PaidOp::parse) {
+            None => PaidOp::Check,
+            Some(Some(op)) => op,
+            Some(None) => return Err(api_error(ApiError::OpUnknown)),
+        };
+        if arguments.caller.as_deref().is_some_and(|wallet| Base58Id::parse(wallet).is_none()) {
+            return Err(api_error(ApiError::CallerNotAWallet));
+        }
+        let checked_at =
+            clock::now().to_rfc3339_millis().ok_or_else(|| refused(CLOCK_OUT_OF_RANGE))?;
+        let vetted = vet_target_url(&arguments.url, self.rule);
+        let texts = published();
+        let (honesty, retention) = match op {
+            PaidOp::Check => (texts.honesty_line.as_str(), texts.retention.as_str()),
+            PaidOp::Memo => {
+                (texts.memo_op.boundary_statement.as_str(), texts.memo_op.custody.as_str())
+            }
+        };
+        let answer = PrecheckAnswer {
+            criteria: CRITERIA_ID,
+            criteria_revision: CRITERIA_REVISION,
+            kind: "precheck",
+            op: op.as_str(),
+            url: vetted.as_ref().ok().map(|target| target.as_str().to_owned()),
+            in_policy: vetted.is_ok(),
+            refusal: vetted.err().map(|r| json!({"rule": r.rule(), "message": r.message()})),
+            checked_at,
+            disclosure: &texts.disclosure_sentence,
+            honesty,
+            retention,
+        };
+        let mut value = serde_json::to_value(&answer).expect("a pre-check answer serialises");
+        value["signature"] =
+            serde_json::to_value(self.signer.sign(&value)).expect("an envelope serialises");
+        Ok(escape::json_line(&value))
+    }
+
+    /// `check` or `memo` of one URL: vetted, fetched, graded and signed as `payability check`
+    /// does; a URL out of policy is its refusal, nothing fetched.
+    async fn verdict(&self, op: PaidOp, arguments: Value) -> Result<String, Refused> {
+        let arguments: PaidArguments = arguments_of(arguments)?;
+        let target = vet_target_url(&arguments.url, self.rule).map_err(crate::refusal_problem)?;
+        let report = crate::house_report(op, &target, &self.fetcher).await;
+        let report = report.ok_or_else(|| refused(CLOCK_OUT_OF_RANGE))?;
+        Ok(escape::json_line(&report.sign(&self.signer)))
+    }
+}
