@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use crate::escape;
 use crate::exit::{EXIT_FAILED, current_thread_runtime, print_error};
 use lines::{Line, Lines};
-pub(crate) use tools::Local;
+use tools::Local;
 
 /// The static message of a line over the cap, answered -32600 and skipped unread.
 const LINE_TOO_LONG: &str =
@@ -47,9 +47,17 @@ fn result_line(id: &Value, result: impl Serialize) -> String {
     escape::json_line(&Answer { jsonrpc: "2.0", id, result })
 }
 
-/// The response line carrying the error `code` and static `message` for the request `id`.
+/// A JSON-RPC response carrying an error.
+#[derive(Serialize)]
+struct Refusal<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: Value,
+}
+
+/// The response line carrying the JSON-RPC `error` object for the request `id`.
 fn error_line(id: &Value, error: Value) -> String {
-    escape::json_line(&json!({"jsonrpc": "2.0", "id": id, "error": error}))
+    escape::json_line(&Refusal { jsonrpc: "2.0", id, error })
 }
 
 /// The response line of a JSON-RPC error of ours (code and static message).
@@ -59,7 +67,7 @@ fn plain_error(id: &Value, code: i64, message: &str) -> String {
 
 impl Local {
     /// The answer to one line: a response line, or None for a notification.
-    pub(crate) async fn answer(&self, line: &[u8]) -> Option<String> {
+    async fn answer(&self, line: &[u8]) -> Option<String> {
         let mut call = match jsonrpc::read(line) {
             Ok(Envelope::Call(call)) => call,
             Ok(Envelope::Notification) => return None,
@@ -277,6 +285,26 @@ mod tests {
             answered(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Value::Null
         );
+    }
+
+    /// The local pre-check has the service's shape: the fields of the `PrecheckAnswer` schema
+    /// the tool lists as its output schema, each required one present, no other.
+    #[test]
+    fn the_precheck_answer_is_the_schema_the_tool_lists() {
+        let listed = answered(&request("tools/list", json!({})));
+        let tools = listed["result"]["tools"].as_array().unwrap();
+        let precheck = tools.iter().find(|tool| tool["name"] == "precheck").unwrap();
+        let schema = &precheck["outputSchema"]["components"]["schemas"]["PrecheckAnswer"];
+        let properties: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        for url in ["https://example.com/x", "ftp://example.com/"] {
+            let params = json!({"name": "precheck", "arguments": {"url": url}});
+            let answer = answered(&request("tools/call", params));
+            let fields = answer["result"]["structuredContent"].as_object().unwrap().clone();
+            assert_eq!(fields.keys().collect::<Vec<_>>(), properties, "{url}: {answer}");
+            for required in schema["required"].as_array().unwrap() {
+                assert!(fields.contains_key(required.as_str().unwrap()), "{required} {answer}");
+            }
+        }
     }
 
     #[test]
