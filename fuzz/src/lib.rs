@@ -30,6 +30,7 @@ pub const TARGETS: &[Target] = &[
     ("siwx_header", targets::siwx_header::run, targets::siwx_header::MAX_LEN),
     ("mcp_payment", targets::mcp_payment::run, targets::mcp_payment::MAX_LEN),
     ("agent_call", targets::agent_call::run, targets::agent_call::MAX_LEN),
+    ("mcp_headers", targets::mcp_headers::run, targets::mcp_headers::MAX_LEN),
     ("valet", targets::valet::run, targets::valet::MAX_LEN),
     ("verify_report", targets::verify_report::run, targets::verify_report::MAX_LEN),
 ];

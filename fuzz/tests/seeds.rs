@@ -318,14 +318,70 @@ fn payments() {
     bodies.push(("not-json".to_owned(), b"{\"jsonrpc\": \"2.0\",".to_vec()));
     // The paths past the envelope are reached: the paid message reads, its payment decodes.
     let paid = &bodies.iter().find(|(name, _)| name == "a2a-paid-whole-doubles").unwrap().1;
-    let payability_runtime::api::fuzzing::EnvelopeRead::Call { params: Value::Object(params), .. } =
-        payability_runtime::api::fuzzing::read_envelope(paid)
+    let payability_runtime::api::fuzzing::EnvelopeRead::Call {
+        params: Value::Object(params), ..
+    } = payability_runtime::api::fuzzing::read_envelope(paid)
     else {
         panic!("the paid message is a call")
     };
     let call = payability_runtime::api::fuzzing::read_message(params).expect("a paid message");
     assert!(matches!(call.payment, Some(Ok(_))), "its payment decodes");
     write("agent_call", bodies);
+
+    // MCP 2026-07-28's mirrored headers: a request as the SDKs send it, the sentinel form, and
+    // each header missing, twice, unequal or unspoken; a handshake-era request beside them.
+    let modern_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"org.x402/payment": {}}},
+    });
+    let modern_call = rpc(
+        "tools/call",
+        json!({"name": "check", "arguments": {"url": url}, "_meta": modern_meta}),
+    );
+    let discover = rpc("server/discover", json!({"_meta": modern_meta}));
+    let header = |name: &str| {
+        let index = payability_fuzz::targets::mcp_headers::HEADER_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .expect("a named header");
+        u8::try_from(index).unwrap()
+    };
+    let framed = |headers: &[(&str, &[u8])], body: &Value| {
+        let mut writer = FrameWriter::default().u8(u8::try_from(headers.len()).unwrap());
+        for (name, value) in headers {
+            writer = writer.u8(header(name)).bytes(value);
+        }
+        writer.rest(body.to_string().as_bytes())
+    };
+    let (v, m, n) = (
+        ("mcp-protocol-version", b"2026-07-28".as_slice()),
+        ("mcp-method", b"tools/call".as_slice()),
+        ("mcp-name", b"check".as_slice()),
+    );
+    let era_seeds = vec![
+        ("modern-call", framed(&[v, m, n], &modern_call)),
+        ("modern-sentinel", framed(&[v, m, ("mcp-name", b"=?base64?Y2hlY2s=?=")], &modern_call)),
+        ("modern-discover", framed(&[v, ("mcp-method", b"server/discover")], &discover)),
+        ("no-name", framed(&[v, m], &modern_call)),
+        ("name-twice", framed(&[v, m, n, n], &modern_call)),
+        ("other-method", framed(&[v, ("mcp-method", b"tools/list"), n], &modern_call)),
+        (
+            "version-list",
+            framed(&[("mcp-protocol-version", b"2026-07-28, 2025-11-25"), m, n], &modern_call),
+        ),
+        (
+            "unspoken",
+            framed(&[("mcp-protocol-version", b"1900-01-01")], &rpc("tools/list", json!({}))),
+        ),
+        (
+            "handshake",
+            framed(
+                &[("mcp-protocol-version", b"2025-11-25"), ("mcp-session-id", b"s1")],
+                &rpc("tools/list", json!({})),
+            ),
+        ),
+    ];
+    write("mcp_headers", era_seeds.into_iter().map(|(n, d)| (n.to_owned(), d)).collect());
 
     let mut transactions = vec![
         ("legacy".to_owned(), legacy()),

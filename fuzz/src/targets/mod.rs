@@ -5,6 +5,7 @@ pub mod facilitator;
 pub mod grade_check;
 pub mod grade_memo;
 pub mod header_leg;
+pub mod mcp_headers;
 pub mod mcp_payment;
 pub mod payment_header;
 pub mod request_body;

@@ -1,12 +1,14 @@
 //! The JSON-RPC transports' readers of outside bytes as public functions, for the fuzz
 //! targets (`fuzz/`, the only builder of the `fuzzing` feature): the envelope every
-//! transport reads first, MCP's `tools/call` and A2A's message. Each answers what its endpoint
+//! transport reads first, MCP's era (its mirrored headers held to its body), MCP's
+//! `tools/call` and A2A's message. Each answers what its endpoint
 //! reads, before anything is bought, fetched or stored.
 
 use serde_json::{Map, Value};
 
 pub use super::agent_call::AgentCall;
 use super::jsonrpc::{self, Envelope};
+pub use crate::mcp::era::Era;
 
 /// A body as the JSON-RPC transports read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +42,22 @@ pub fn read_envelope(body: &[u8]) -> EnvelopeRead {
         Ok(Envelope::Notification) => EnvelopeRead::Notification,
         Err(malformed) => EnvelopeRead::Malformed { id: malformed.id, code: malformed.kind.code() },
     }
+}
+
+/// The era `POST /mcp` serves a request in, from its headers (name and value bytes; a value
+/// no HTTP server hands over, with a control character, is left out) and its body: None when
+/// the body is not one call with object params, else the era or the JSON-RPC error code.
+pub fn read_mcp_era(headers: &[(&str, &[u8])], body: &[u8]) -> Option<Result<Era, i64>> {
+    let mut map = http::HeaderMap::new();
+    for (name, value) in headers {
+        let (Ok(name), Ok(value)) =
+            (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_bytes(value))
+        else {
+            continue;
+        };
+        map.append(name, value);
+    }
+    super::mcp::read_era(&map, body)
 }
 
 /// Reads MCP `tools/call`'s params: the call, or the JSON-RPC error code.

@@ -58,6 +58,16 @@ pub(super) fn read_tool_call(params: Value) -> Result<super::agent_call::AgentCa
     })
 }
 
+/// The era `POST /mcp` serves a request in, as the fuzz targets see it (the `fuzzing`
+/// feature): from its headers and body; None when the body is not one call with object
+/// params, else the era or the JSON-RPC error code.
+#[cfg(feature = "fuzzing")]
+pub(super) fn read_era(headers: &http::HeaderMap, body: &[u8]) -> Option<Result<Era, i64>> {
+    let Ok(Envelope::Call(mut call)) = jsonrpc::read(body) else { return None };
+    let params = call.object_params()?;
+    Some(headers::era(headers, &call.method, &params).map_err(|refusal| refusal.code()))
+}
+
 /// The answer carrying `error` for the request `id`: HTTP 200 in the handshake era, as
 /// 2026-07-28 says otherwise (404 for an unknown method, else 400); a header or version
 /// refusal is 400 in both.
