@@ -290,12 +290,15 @@ fn every_subcommand_help_names_its_flags_environment_and_exit_codes() {
         "PAYABILITY_SIGNING_KEY_SECRET_ARN",
         "PAYABILITY_HOUSE_TOKEN_SECRET_ARN",
     ];
-    let vectors: [(&[&str], Vec<&str>); 9] = [
+    let mcp =
+        ["--allow-private", "PAYABILITY_ALLOW_PRIVATE_TARGETS", "2026-07-28", "server/discover"];
+    let vectors: [(&[&str], Vec<&str>); 10] = [
         (&["check"], [&target[..], &KEY, &EXITS].concat()),
         (&["memo"], [&target[..], &KEY, &EXITS].concat()),
         (&["verify"], [&["--key"][..], &KEY, &EXITS].concat()),
         (&["criteria"], [&KEY[..], &EXITS].concat()),
         (&["demo"], [&KEY[..], &EXITS].concat()),
+        (&["mcp"], [&mcp[..], &KEY, &EXITS].concat()),
         (&["serve"], [&serve[..], &KEY, &STORE, &EXITS].concat()),
         (&["ledger"], [&["backfill-cad", "refund"][..], &STORE, &EXITS].concat()),
         (
