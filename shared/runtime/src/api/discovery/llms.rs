@@ -35,9 +35,11 @@ pub(super) fn llms_txt(base: &Base) -> String {
          - `POST {precheck}` with `{{\"url\", \"op\"?, \"caller\"?}}`: free, the URL policy only \
          (no fetch; 100 a day, 5,000 ms apart, per source; a `caller` wallet's own 100 when the \
          wallet signs the pre-check, `SIGN-IN-WITH-X`).\n\
-         - `POST {mcp}`: the same as MCP tools (Streamable HTTP, stateless JSON-RPC): \
+         - `POST {mcp}`: the same as MCP tools (Streamable HTTP, JSON answers; MCP 2026-07-28 \
+         with `server/discover`, and the `initialize` revisions 2024-11-05 to 2025-11-25): \
          `criteria`, `precheck`, and `check` and `memo` paid with x402 v2 in \
-         `params._meta[\"x402/payment\"]`.\n\
+         `params._meta[\"x402/payment\"]` (x402's `org.x402/payment` extension answers \
+         `payment_required` to a 2026-07-28 client that advertises it).\n\
          - `POST {a2a}`: the same as A2A skills (JSON-RPC `SendMessage` or `message/send`, the \
          card at {card}): a data part `{{\"skill\": \"check\", \"url\": \"<endpoint>\"}}`; \
          `check` and `memo` are paid with the x402 A2A extension (`x402.payment.payload` in the \
