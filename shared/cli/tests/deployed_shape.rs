@@ -17,8 +17,11 @@
 //! - the official x402 Python client pays `POST /check` and `POST /memo`; the reports verify
 //!   against `/criteria`, with our code and with none of it (tests/e2e/verify_report.py);
 //! - the official MCP client wrapped by x402's reads the mcp function's tools and criteria
-//!   (the document `/criteria` publishes) and pays its `check` and `memo` tools; the official
-//!   A2A client does the same with the a2a function's skills, from the card;
+//!   (the document `/criteria` publishes) and pays its `check` and `memo` tools in the
+//!   handshake era (`mcp` 1.x); the official MCP SDK 2.x speaks MCP 2026-07-28 to the same
+//!   function (tests/e2e/mcp2_buyer.py: `server/discover`, the tools, the `check` tool paid
+//!   with x402's Solana client); the official A2A client does the same with the a2a
+//!   function's skills, from the card;
 //! - a house check (the token in the house-token secret, read back from moto) and a wrong token;
 //! - `/metrics` (its own function) and the ledger on DynamoDB count exactly that.
 //!
@@ -45,7 +48,8 @@
 //! is bounded.
 //!
 //! Needs `scripts/test` (it installs cargo-lambda, the SDK and moto, which scripts/watch would
-//! otherwise install, and exports PAYABILITY_TEST_X402_PYTHON and PAYABILITY_TEST_E2E_DIR).
+//! otherwise install, and the mcp 2.x virtualenv, and exports PAYABILITY_TEST_X402_PYTHON,
+//! PAYABILITY_TEST_MCP2_PYTHON and PAYABILITY_TEST_E2E_DIR).
 
 use crate::support;
 
@@ -67,7 +71,9 @@ use payability_tests::protobuf::as_struct;
 use payability_tests::scratch::ScratchDir;
 use serde_json::{Value, json};
 use support::WALLET;
-use support::world::{Ran, Target, fixtures, http_json, run_bounded};
+use support::world::{
+    MCP2_BUYER_WITHIN, Ran, Target, fixtures, http_json, mcp2_buyer, run_bounded,
+};
 
 /// How long scripts/watch may take to say it is ready: it builds each function binary first
 /// (debug), as watch's `cargo run --bin <function>` builds it. `cargo test` builds their
@@ -419,6 +425,16 @@ fn buy_mcp(url: &str, target: &Target, rpc: &str, extra: &[&str]) -> Value {
     ran.last_json().unwrap_or_else(|| panic!("the MCP buyer gave no JSON line: {ran}"))
 }
 
+/// Runs tests/e2e/mcp2_buyer.py (the official MCP SDK 2.x, MCP 2026-07-28, with x402's Solana
+/// client) against the MCP endpoint `url` with `extra` arguments, bounded; returns its JSON
+/// line. No free pre-check, as for [`buy_mcp`].
+fn buy_mcp2(url: &str, target: &Target, rpc: &str, extra: &[&str]) -> Value {
+    let mut command = mcp2_buyer(url, &target.url, rpc);
+    command.arg("--no-precheck").args(extra);
+    let ran = run_bounded(command, MCP2_BUYER_WITHIN);
+    ran.last_json().unwrap_or_else(|| panic!("the MCP 2026-07-28 buyer gave no JSON line: {ran}"))
+}
+
 /// Runs tests/e2e/a2a_buyer.py (the official A2A and x402 clients) against the agent at
 /// `base` (its card, then the A2A endpoint the card names) with `extra` arguments, bounded;
 /// returns its JSON line.
@@ -618,6 +634,38 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
         assert_eq!(target.hits(), hits, "the {tool} tool fetched the seller");
     }
 
+    // The official MCP SDK 2.x speaks the current revision (2026-07-28, stateless) to the same
+    // function: its own server/discover, the tools, the check tool unpaid (the challenge in
+    // the tool result), then paid with x402's Solana client, the payment in _meta.
+    let run = buy_mcp2(
+        &mcp,
+        &target,
+        &rpc,
+        &["--mode", "2026-07-28", "--tool", "check", "--no-criteria"],
+    );
+    eprintln!("MCP 2026-07-28 under watch: {run}");
+    assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
+    assert_eq!(run["protocol_version"], "2026-07-28", "{run}");
+    assert_eq!(run["discover"]["supportedVersions"][0], "2026-07-28", "{run}");
+    assert_eq!(run["discover"]["capabilities"]["extensions"], json!({"org.x402/payment": {}}));
+    assert_eq!(run["tools"], json!(["criteria", "precheck", "check", "memo"]), "{run}");
+    for exchange in run["wire"].as_array().unwrap() {
+        assert_eq!(exchange["status"], 200, "{run}");
+        assert_eq!(exchange["mcp_protocol_version"], "2026-07-28", "{run}");
+    }
+    let paid_tool = &run["paid"][0];
+    assert_eq!(paid_tool["unpaid"]["payment_required"]["accepts"][0]["payTo"], WALLET, "{run}");
+    assert_eq!(paid_tool["unpaid"]["payment_required"]["resource"]["url"], mcp, "{run}");
+    assert_eq!(
+        (&paid_tool["is_error"], &paid_tool["result_type"]),
+        (&json!(false), &json!("complete"))
+    );
+    assert_eq!(paid_tool["payment_response"]["success"], true, "{run}");
+    let report = &paid_tool["structured"];
+    assert!(verify_signed(report, &keys).is_ok(), "the MCP 2026-07-28 report verifies: {run}");
+    assert_eq!((&report["op"], &report["state"]), (&json!("check"), &json!("POPULATED")));
+    assert_eq!(target.hits(), 7, "the check tool fetched the seller");
+
     // The official A2A client (a2a-sdk's card resolver and JSON-RPC client, the payment by
     // x402's Solana client) reads the card from the criteria function and the criteria skill
     // of the a2a function; then it pays the check and the memo skills without that read.
@@ -626,7 +674,7 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     // A protobuf Struct carries every number as a double: 413 arrives as 413.0.
     let over_a2a = as_struct(free["criteria"].clone());
     assert_eq!(over_a2a, as_struct(criteria.clone()), "the A2A criteria skill");
-    for (skill, state, hits) in [("check", "POPULATED", 7), ("memo", "MEMO-REUSED", 9)] {
+    for (skill, state, hits) in [("check", "POPULATED", 8), ("memo", "MEMO-REUSED", 10)] {
         let run = buy_a2a(&base, &target, &rpc, &["--skill", skill, "--no-criteria"]);
         let paid_skill = &run["paid"][0];
         assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
@@ -645,19 +693,19 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     assert_eq!(house.status, 200, "{house}");
     assert!(verify_signed(&house.body, &keys).is_ok(), "the house report verifies: {house}");
     assert_eq!((&house.body["house"], &house.body["op"]), (&json!(true), &json!("check")));
-    assert_eq!(target.hits(), 10);
+    assert_eq!(target.hits(), 11);
     let wrong = watch.call("POST", "/check", &[("Authorization", "Bearer nope")], &target_body);
     assert_eq!(wrong.status, 402, "a wrong token is an unpaid request: {wrong}");
-    assert_eq!(target.hits(), 10, "nothing was fetched for it");
+    assert_eq!(target.hits(), 11, "nothing was fetched for it");
 
     // The metrics function reads what the others counted, and the ledger on DynamoDB holds
-    // the six paid entries (fee from getTransaction) and the house entry.
+    // the seven paid entries (fee from getTransaction) and the house entry.
     let metrics = watch.call_repeatable("GET", "/metrics", &[], "", ANSWER_WITHIN).body;
     let today = &metrics["today"];
     let counts = [
         ("precheck", 1),
         ("free_tier_refusal", RACERS as u64 - 1),
-        ("paid_check_populated", 3),
+        ("paid_check_populated", 4),
         ("paid_memo_memo_reused", 3),
         ("house_check", 1),
     ];
@@ -677,6 +725,6 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
             Payer::House { .. } => house_entries += 1,
         }
     }
-    assert_eq!((paid_entries, house_entries), (6, 1), "{} ledger entries", entries.len());
+    assert_eq!((paid_entries, house_entries), (7, 1), "{} ledger entries", entries.len());
     eprintln!("deployed shape: green after {:.1?}", started.elapsed());
 }
