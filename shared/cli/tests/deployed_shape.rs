@@ -714,11 +714,17 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     }
     let store = DynamoStore::new(&sdk, tables);
     let entries = runtime.block_on(store.cad_pending(10)).expect("the ledger reads");
-    let (mut paid_entries, mut house_entries) = (0, 0);
+    let (mut paid_entries, mut house_entries, mut fees) = (0, 0, 0);
     for entry in &entries {
         match &entry.payer {
             Payer::Paid { fee_lamports, wallet, .. } => {
-                assert_eq!(*fee_lamports, Some(5000), "the fee came from getTransaction");
+                // The fee lookup runs alongside the verdict and is waited for only 50 ms
+                // beyond it (budget.rs, SIDE_LOOKUP_GRACE): on a loaded machine an entry may
+                // be written without it. A fee recorded is getTransaction's.
+                if let Some(fee) = fee_lamports {
+                    assert_eq!(*fee, 5000, "the fee came from getTransaction");
+                    fees += 1;
+                }
                 assert!(wallet.is_some(), "the payer's wallet is recorded");
                 paid_entries += 1;
             }
@@ -726,5 +732,6 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
         }
     }
     assert_eq!((paid_entries, house_entries), (7, 1), "{} ledger entries", entries.len());
+    assert!(fees > 0, "no paid entry recorded its fee: the lookup never answered in time");
     eprintln!("deployed shape: green after {:.1?}", started.elapsed());
 }
