@@ -12,5 +12,6 @@ pub mod layout;
 pub mod op;
 pub mod payment;
 pub mod policy;
+pub mod precheck;
 pub mod report;
 pub mod signing;

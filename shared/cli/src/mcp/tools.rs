@@ -2,15 +2,14 @@
 //! them: `criteria` is `payability criteria`'s document, `check` and `memo` are `payability
 //! check` and `payability memo` of one URL (the same fetcher under the same target policy,
 //! the same rule, signed with the same local key), and `precheck` is the service's
-//! pre-check answer (`PrecheckAnswer`, signed) without its allowance: nothing is metered
+//! pre-check answer (core's `signed_precheck`, the same bytes but the key) without its allowance: nothing is metered
 //! here. A refusal is the closed-form `{"error": {"rule", "message"}}` the command line
 //! writes, as an `isError` result; no received value is echoed.
 
-use payability_core::criteria::{
-    CRITERIA_ID, CRITERIA_REVISION, SigningKeyEntry, criteria_document, published,
-};
+use payability_core::criteria::{SigningKeyEntry, criteria_document};
 use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, vet_target_url};
+use payability_core::precheck::signed_precheck;
 use payability_core::signing::ReportSigner;
 use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
@@ -19,8 +18,8 @@ use payability_runtime::mcp::results::{Cache, ToolResult};
 use payability_runtime::mcp::tools::{Tool, ToolCall};
 use payability_runtime::rules::ApiError;
 use payability_runtime::store::Base58Id;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::escape;
@@ -62,22 +61,6 @@ struct PrecheckArguments {
     url: String,
     caller: Option<String>,
     op: Option<String>,
-}
-
-/// The pre-check answer before signing: the service's `PrecheckAnswer`, field for field.
-#[derive(Serialize)]
-struct PrecheckAnswer {
-    criteria: &'static str,
-    criteria_revision: &'static str,
-    kind: &'static str,
-    op: &'static str,
-    url: Option<String>,
-    in_policy: bool,
-    refusal: Option<Value>,
-    checked_at: String,
-    disclosure: &'static str,
-    honesty: &'static str,
-    retention: &'static str,
 }
 
 /// The closed-form error of `error` (the service's rule id and message).
@@ -140,33 +123,9 @@ impl Local {
         if arguments.caller.as_deref().is_some_and(|wallet| Base58Id::parse(wallet).is_none()) {
             return Err(api_error(ApiError::CallerNotAWallet));
         }
-        let checked_at =
-            clock::now().to_rfc3339_millis().ok_or_else(|| refused(CLOCK_OUT_OF_RANGE))?;
-        let vetted = vet_target_url(&arguments.url, self.rule);
-        let texts = published();
-        let (honesty, retention) = match op {
-            PaidOp::Check => (texts.honesty_line.as_str(), texts.retention.as_str()),
-            PaidOp::Memo => {
-                (texts.memo_op.boundary_statement.as_str(), texts.memo_op.custody.as_str())
-            }
-        };
-        let answer = PrecheckAnswer {
-            criteria: CRITERIA_ID,
-            criteria_revision: CRITERIA_REVISION,
-            kind: "precheck",
-            op: op.as_str(),
-            url: vetted.as_ref().ok().map(|target| target.as_str().to_owned()),
-            in_policy: vetted.is_ok(),
-            refusal: vetted.err().map(|r| json!({"rule": r.rule(), "message": r.message()})),
-            checked_at,
-            disclosure: &texts.disclosure_sentence,
-            honesty,
-            retention,
-        };
-        let mut value = serde_json::to_value(&answer).expect("a pre-check answer serialises");
-        value["signature"] =
-            serde_json::to_value(self.signer.sign(&value)).expect("an envelope serialises");
-        Ok(escape::json_line(&value))
+        let answer = signed_precheck(&arguments.url, op, self.rule, clock::now(), &self.signer);
+        let answer = answer.ok_or_else(|| refused(CLOCK_OUT_OF_RANGE))?;
+        Ok(escape::json_line(&answer))
     }
 
     /// `check` or `memo` of one URL: vetted, fetched, graded and signed as `payability check`

@@ -10,11 +10,10 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use http::StatusCode;
 use payability_core::challenge::OwnChallenge;
-use payability_core::criteria::{CRITERIA_ID, CRITERIA_REVISION, published};
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{ProvenWallet, SignInProof, SignInRefusal};
-use payability_core::policy::vet_target_url;
-use serde::{Deserialize, Serialize};
+use payability_core::precheck::signed_precheck;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::purchase::fields_of;
@@ -32,22 +31,6 @@ struct PrecheckBody {
     url: String,
     caller: Option<String>,
     op: Option<String>,
-}
-
-/// A pre-check answer before signing.
-#[derive(Serialize)]
-struct PrecheckAnswer {
-    criteria: &'static str,
-    criteria_revision: &'static str,
-    kind: &'static str,
-    op: &'static str,
-    url: Option<String>,
-    in_policy: bool,
-    refusal: Option<Value>,
-    checked_at: String,
-    disclosure: &'static str,
-    honesty: &'static str,
-    retention: &'static str,
 }
 
 /// How a pre-check ends short of its signed answer.
@@ -237,33 +220,8 @@ impl<S: Stores> Service<S> {
             Ok(refused) => return Err(self.allowance_refused(refused, route).await),
             Err(_) => return Err(PrecheckStop::Error(ApiError::StoreUnavailable)),
         }
-        let vetted = vet_target_url(&body.url, self.config.address_rule);
-        let texts = published();
-        let (honesty, retention) = match route {
-            PaidOp::Check => (texts.honesty_line.as_str(), texts.retention.as_str()),
-            PaidOp::Memo => {
-                (texts.memo_op.boundary_statement.as_str(), texts.memo_op.custody.as_str())
-            }
-        };
-        let Some(checked_at) = now.to_rfc3339_millis() else {
-            return Err(PrecheckStop::Error(ApiError::ClockOutOfRange));
-        };
-        let answer = PrecheckAnswer {
-            criteria: CRITERIA_ID,
-            criteria_revision: CRITERIA_REVISION,
-            kind: "precheck",
-            op: route.as_str(),
-            url: vetted.as_ref().ok().map(|t| t.as_str().to_owned()),
-            in_policy: vetted.is_ok(),
-            refusal: vetted.err().map(|r| json!({"rule": r.rule(), "message": r.message()})),
-            checked_at,
-            disclosure: &texts.disclosure_sentence,
-            honesty,
-            retention,
-        };
-        let mut value = serde_json::to_value(&answer).expect("a pre-check answer serialises");
-        value["signature"] =
-            serde_json::to_value(self.signer.sign(&value)).expect("an envelope serialises");
-        Ok(value)
+        let rule = self.config.address_rule;
+        signed_precheck(&body.url, route, rule, now, &self.signer)
+            .ok_or(PrecheckStop::Error(ApiError::ClockOutOfRange))
     }
 }
