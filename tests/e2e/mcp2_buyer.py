@@ -68,6 +68,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import svm_payment as sp  # noqa: E402
 from failure import describe  # noqa: E402
+from plain import plain  # noqa: E402
 
 # x402 `specs/transports-v2/mcp.md`: the extension's identifier, its result type, and the
 # `_meta` keys of the payment and of the settlement answer.
@@ -80,14 +81,6 @@ CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 # Per request: the SDK's read timeout (a paid call settles within a few seconds here).
 READ_TIMEOUT_S = 60.0
 
-
-def plain(value: Any) -> Any:
-    """A pydantic model (or anything) as plain JSON."""
-    if value is None:
-        return None
-    if hasattr(value, "model_dump"):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return json.loads(json.dumps(value, default=str))
 
 
 class Wire:

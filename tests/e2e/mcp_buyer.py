@@ -38,15 +38,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import svm_payment as sp  # noqa: E402
 from failure import describe  # noqa: E402
+from plain import plain  # noqa: E402
 
-
-def plain(value):
-    """A pydantic model (or anything) as plain JSON."""
-    if value is None:
-        return None
-    if hasattr(value, "model_dump"):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return json.loads(json.dumps(value, default=str))
 
 
 async def run(args, out: dict) -> None:

@@ -32,6 +32,10 @@ for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_prox
     os.environ.pop(_var, None)
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from plain import plain  # noqa: E402
+
 # The hostile calls: (name, tool, arguments, _meta). Each is answered closed form, either as a
 # tool result with isError or as a JSON-RPC error the SDK raises.
 HOSTILE = [
@@ -43,14 +47,6 @@ HOSTILE = [
     ("unknown_tool", "CANARY-ARG", {}, None),
 ]
 
-
-def plain(value):
-    """A pydantic model (or anything) as plain JSON, by its wire names."""
-    if value is None:
-        return None
-    if hasattr(value, "model_dump"):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return json.loads(json.dumps(value, default=str))
 
 
 def error_code(exc: BaseException):

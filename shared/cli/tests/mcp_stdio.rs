@@ -23,7 +23,7 @@ use payability_tests::scratch::{ScratchDir, ScratchFile};
 use payability_tests::standin::{Recorded, Reply, StandIn};
 use serde_json::{Value, json};
 
-use crate::support::world::{fixtures, run_bounded};
+use crate::support::world::{fixtures, run_bounded, third_party_verify_against};
 
 /// What the seller serves in its 402, body and headers; never on the server's stderr.
 const CANARY: &str = "CANARY-stdio-4b1f";
@@ -71,23 +71,6 @@ fn seller() -> StandIn {
 fn keys_of(criteria: &Value) -> Vec<PublicKeyDescriptor> {
     let keys = criteria["signing_keys"].as_array().cloned().unwrap_or_default();
     keys.into_iter().map(|key| serde_json::from_value(key).unwrap()).collect()
-}
-
-/// Verifies `report` with none of our code (tests/e2e/verify_report.py) against `criteria`;
-/// returns whether it is valid and what the verifier printed.
-fn third_party_verify(report: &Value, criteria: &Value) -> (bool, String) {
-    let (python, dir) = fixtures();
-    let scratch = ScratchDir::new("mcp-stdio-verify");
-    let (report_path, criteria_path) = (scratch.join("report.json"), scratch.join("criteria.json"));
-    std::fs::write(&report_path, report.to_string()).unwrap();
-    std::fs::write(&criteria_path, criteria.to_string()).unwrap();
-    let output = Command::new(python)
-        .arg(format!("{dir}/verify_report.py"))
-        .args([&report_path, &criteria_path])
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    (output.status.success(), said)
 }
 
 /// One run of the SDK client: its JSON line and what the server wrote on stderr.
@@ -151,10 +134,7 @@ fn the_official_sdks_stdio_clients_get_verified_reports_and_closed_form_refusals
         assert_eq!((&report["op"], &report["state"]), (&json!("check"), &json!("POPULATED")));
         assert_eq!(report["url"], target, "{said}");
         assert!(verify_signed(report, &keys).is_ok(), "{said}");
-        assert_eq!(
-            third_party_verify(report, criteria),
-            (true, format!("valid {}", keys[0].key_id))
-        );
+        assert_eq!(third_party_verify_against(report, criteria), (true, keys[0].key_id.clone()));
         let text: Value =
             serde_json::from_str(check["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(&text, report, "the text item is the structured content: {said}");

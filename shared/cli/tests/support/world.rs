@@ -269,10 +269,16 @@ pub fn dynamodb_env(endpoint: &str) -> Vec<(String, String)> {
 
 /// Verifies `report` with none of our code (tests/e2e/verify_report.py: the `rfc8785`
 /// package and `cryptography`'s Ed25519) against the server's `/criteria`; returns whether
-/// it is valid and what the verifier printed.
+/// it is valid and the key id that signed it (else what the verifier printed).
 pub fn third_party_verify(report: &Value, server: &Server) -> (bool, String) {
-    let (python, dir) = fixtures();
     let (_, criteria) = server.json("GET", "/criteria", &[], &Value::Null);
+    third_party_verify_against(report, &criteria)
+}
+
+/// Verifies `report` with none of our code against the criteria document `criteria`; returns
+/// whether it is valid and the key id that signed it (else what the verifier printed).
+pub fn third_party_verify_against(report: &Value, criteria: &Value) -> (bool, String) {
+    let (python, dir) = fixtures();
     let scratch = ScratchDir::new("verify");
     let (report_path, criteria_path) = (scratch.join("report.json"), scratch.join("criteria.json"));
     std::fs::write(&report_path, report.to_string()).unwrap();
