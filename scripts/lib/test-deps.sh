@@ -93,31 +93,31 @@ install_moto() {
   fi
 }
 
-install_x402() {
+# Makes the virtualenv $1 anew with a Python 3.11+ and pip-installs the rest of the arguments
+# into it, logging to $LOGS/install-$(basename $1).log (printed when it fails).
+fresh_venv() {
+  local venv=$1 log
+  shift
+  log=$LOGS/install-$(basename "$venv").log
   mkdir -p "$LOGS"
+  { rm -rf "$venv" && "$(x402_base_python)" -m venv "$venv" \
+      && "$venv/bin/pip" install --quiet --disable-pip-version-check "$@"; } >"$log" 2>&1 \
+    || { cat "$log" >&2; exit 1; }
+}
+
+install_x402() {
   if [[ "$(installed_x402)" != "$X402_PINS" ]]; then
-    local base_python
-    base_python=$(x402_base_python)
     say "installing x402[svm,httpx,fastapi,flask,mcp] (${X402_PINS// /, }) (pip, in a virtualenv) into $X402_VENV"
     # shellcheck disable=SC2086 # the pins are words
-    { "$base_python" -m venv "$X402_VENV" \
-        && "$X402_VENV/bin/pip" install --quiet --disable-pip-version-check \
-          "x402[svm,httpx,fastapi,flask,mcp]==$X402_VERSION" $X402_ALSO_PINNED; } >"$LOGS/install-x402.log" 2>&1 \
-      || { cat "$LOGS/install-x402.log" >&2; exit 1; }
+    fresh_venv "$X402_VENV" "x402[svm,httpx,fastapi,flask,mcp]==$X402_VERSION" $X402_ALSO_PINNED
   fi
 }
 
 install_mcp2() {
-  mkdir -p "$LOGS"
   if [[ "$(installed_mcp2)" != "$MCP2_PINS" ]]; then
-    local base_python
-    base_python=$(x402_base_python)
     say "installing mcp 2.x and x402[svm] (${MCP2_PINS// /, }) (pip, in a virtualenv) into $MCP2_VENV"
     # shellcheck disable=SC2086 # the pins are words; x402's extra is named apart
-    { rm -rf "$MCP2_VENV" && "$base_python" -m venv "$MCP2_VENV" \
-        && "$MCP2_VENV/bin/pip" install --quiet --disable-pip-version-check \
-          ${MCP2_PINS/x402==/x402[svm]==}; } >"$LOGS/install-mcp2.log" 2>&1 \
-      || { cat "$LOGS/install-mcp2.log" >&2; exit 1; }
+    fresh_venv "$MCP2_VENV" ${MCP2_PINS/x402==/x402[svm]==}
   fi
 }
 
