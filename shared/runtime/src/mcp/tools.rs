@@ -18,9 +18,6 @@ use crate::routes::Route;
 /// The `_meta` key of the payment a paid call carries.
 pub const PAYMENT_META: &str = "x402/payment";
 
-/// The `_meta` key of the settlement answer a paid result carries.
-pub const PAYMENT_RESPONSE_META: &str = "x402/payment-response";
-
 /// A tool: a route offered over MCP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {

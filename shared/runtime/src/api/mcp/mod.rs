@@ -80,7 +80,12 @@ fn refused(id: &Value, error: &McpError, stateless: bool) -> ApiResponse {
         McpError::MethodNotFound => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,
     };
-    json_response(status, &json!({"jsonrpc": "2.0", "id": id, "error": error.object()}))
+    error_answer(id, error.object(), status)
+}
+
+/// The JSON-RPC error response carrying the `error` object for the request `id`, with `status`.
+fn error_answer(id: &Value, error: Value, status: StatusCode) -> ApiResponse {
+    json_response(status, &json!({"jsonrpc": "2.0", "id": id, "error": error}))
 }
 
 impl<S: Stores> Service<S> {
@@ -96,10 +101,9 @@ impl<S: Stores> Service<S> {
             // A notification (`notifications/initialized`, a cancellation): nothing to answer.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
             Err(malformed) if stateless_header => {
-                let body = json!({"jsonrpc": "2.0", "id": malformed.id, "error": {
-                    "code": malformed.kind.code(), "message": malformed.kind.message(),
-                }});
-                return json_response(StatusCode::BAD_REQUEST, &body);
+                let kind = malformed.kind;
+                let error = json!({"code": kind.code(), "message": kind.message()});
+                return error_answer(&malformed.id, error, StatusCode::BAD_REQUEST);
             }
             Err(malformed) => return jsonrpc::malformed(&malformed),
         };
