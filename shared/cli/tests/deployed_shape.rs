@@ -335,6 +335,36 @@ impl Watch {
         answer
     }
 
+    /// Runs a buyer (`run`) again while it stops on an HTTP 500 before paying anything, at
+    /// most [`RELAY_ATTEMPTS`] times in all. Watch's relay failure also strikes the tools
+    /// list (43 KB) the MCP buyers read before they pay, and they cannot show that 500's
+    /// body. "Before paying" is the facilitator's word: no verify and no settle call during
+    /// the run, so nothing was bought and the run is safe to repeat. A failure after a
+    /// payment fails the test at once; a 500 of ours repeats and fails it.
+    fn buy_repeatable(&self, what: &str, run: impl Fn() -> Value) -> Value {
+        let mut attempt = 1;
+        loop {
+            let before = self.payment_calls();
+            let answer = run();
+            let error = answer["error"].as_str().unwrap_or_default();
+            let unpaid_500 =
+                error.contains("500 Internal Server Error") && self.payment_calls() == before;
+            if !unpaid_500 || attempt == RELAY_ATTEMPTS {
+                return answer;
+            }
+            attempt += 1;
+            eprintln!(
+                "{what}: an HTTP 500 before paying ({error}); attempt {attempt} of {RELAY_ATTEMPTS}"
+            );
+        }
+    }
+
+    /// How many verify and settle calls the facilitator fixture has had.
+    fn payment_calls(&self) -> (Value, Value) {
+        let calls = http_json("GET", &format!("{}/__fixture/calls", self.facilitator), None);
+        (calls["verify"].clone(), calls["settle"].clone())
+    }
+
     fn call_within(
         &self,
         method: &str,
@@ -620,7 +650,9 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     // the mcp function's tools and pays the check and the memo tools.
     let mcp = format!("{base}/mcp");
     for (tool, state, hits) in [("check", "POPULATED", 4), ("memo", "MEMO-REUSED", 6)] {
-        let run = buy_mcp(&mcp, &target, &rpc, &["--tool", tool, "--no-criteria"]);
+        let run = watch.buy_repeatable("MCP", || {
+            buy_mcp(&mcp, &target, &rpc, &["--tool", tool, "--no-criteria"])
+        });
         let paid_tool = &run["paid"][0];
         assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
         assert_eq!(run["tools"], json!(["criteria", "precheck", "check", "memo"]), "{run}");
@@ -635,12 +667,10 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     // The official MCP SDK 2.x speaks the current revision (2026-07-28, stateless) to the same
     // function: its own server/discover, the tools, the check tool unpaid (the challenge in
     // the tool result), then paid with x402's Solana client, the payment in _meta.
-    let run = buy_mcp2(
-        &mcp,
-        &target,
-        &rpc,
-        &["--mode", "2026-07-28", "--tool", "check", "--no-criteria"],
-    );
+    let run = watch.buy_repeatable("MCP 2026-07-28", || {
+        let mode = ["--mode", "2026-07-28", "--tool", "check", "--no-criteria"];
+        buy_mcp2(&mcp, &target, &rpc, &mode)
+    });
     eprintln!("MCP 2026-07-28 under watch: {run}");
     assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
     assert_eq!(run["protocol_version"], "2026-07-28", "{run}");
@@ -668,7 +698,9 @@ fn the_functions_under_cargo_lambda_watch_serve_the_paid_free_and_house_paths() 
     // x402's Solana client) reads the card from the criteria function and pays the check and
     // the memo skills of the a2a function.
     for (skill, state, hits) in [("check", "POPULATED", 8), ("memo", "MEMO-REUSED", 10)] {
-        let run = buy_a2a(&base, &target, &rpc, &["--skill", skill, "--no-criteria"]);
+        let run = watch.buy_repeatable("A2A", || {
+            buy_a2a(&base, &target, &rpc, &["--skill", skill, "--no-criteria"])
+        });
         let paid_skill = &run["paid"][0];
         assert_eq!(run["error"], Value::Null, "{run}\n{}", watch.log_tail());
         assert_eq!(run["card"]["interfaces"][0]["url"], format!("{base}/a2a"), "{run}");
