@@ -124,12 +124,14 @@ impl Answer {
     }
 
     /// Watch's own 500 (a text/plain problem document), not an answer of ours (every one
-    /// is JSON). Watch 1.9.2 sends it, now and then, for an answer as large as the criteria
-    /// document (about 60 KB) that the function did give (its log line says 200): its Runtime
-    /// API answers the function's POST of the answer at once and relays that POST's body
-    /// afterwards, so the relay fails when the function's connection closes first. Seen on CI
-    /// at `/criteria` and at the MCP criteria tool, and here at the A2A criteria skill: about
-    /// 1 in 100 criteria answers, and none of the thousands of smaller answers.
+    /// is JSON). Watch 1.9.2 sends it, now and then, for an answer of tens of kilobytes that
+    /// the function did give (its log line says 200). A packet capture shows why: watch's
+    /// Runtime API answers the function's POST of the answer before reading its body; the
+    /// function, answered early, asks for its next event on another connection, and its
+    /// client's pool (one idle connection: watch sets `AWS_LAMBDA_MAX_CONCURRENCY=1`) closes
+    /// the first right after its last byte; watch's server takes that end of stream as the
+    /// end of the connection and drops the body it had not read. Seen on CI at `/criteria`,
+    /// the MCP tools list and criteria tool, and here at the A2A criteria skill.
     fn is_watch_relay_failure(&self) -> bool {
         self.status == 500
             && self.header("content-type").is_some_and(|t| t.starts_with("text/plain"))
