@@ -19,11 +19,10 @@
 //! - the mcp function's criteria tool and the a2a function's criteria skill answer the
 //!   document `/criteria` publishes (plain JSON-RPC);
 //! - the official MCP client wrapped by x402's lists the mcp function's tools and pays its
-//!   `check` and `memo` tools in the
-//!   handshake era (`mcp` 1.x); the official MCP SDK 2.x speaks MCP 2026-07-28 to the same
-//!   function (tests/e2e/mcp2_buyer.py: `server/discover`, the tools, the `check` tool paid
-//!   with x402's Solana client); the official A2A client does the same with the a2a
-//!   function's skills, from the card;
+//!   `check` and `memo` tools in the handshake era (`mcp` 1.x); the official MCP SDK 2.x
+//!   speaks MCP 2026-07-28 to the same function (tests/e2e/mcp2_buyer.py: `server/discover`,
+//!   the tools, the `check` tool paid with x402's Solana client); the official A2A client
+//!   pays the a2a function's skills, from the card;
 //! - a house check (the token in the house-token secret, read back from moto) and a wrong token;
 //! - `/metrics` (its own function) and the ledger on DynamoDB count exactly that.
 //!
@@ -96,9 +95,10 @@ const CONCURRENCY: usize = 4;
 /// Concurrent pre-checks of the free-tier race.
 const RACERS: usize = 40;
 /// How many times a request that is safe to repeat is sent while watch answers it with its
-/// own relay failure ([`Answer::is_watch_relay_failure`]). Measured here with watch 1.9.2:
-/// 7 failures in 1,250 answers of the MCP criteria tool (124 KB), none in 700 of /criteria
-/// (61 KB) nor of the tools list (43 KB); one CI run met it twice in a row and then failed.
+/// own relay failure ([`Answer::is_watch_relay_failure`]), and a buyer that met it before
+/// paying is run. Measured here with watch 1.9.2 and an idle machine: 7 failures in 1,250
+/// answers of the MCP criteria tool (124 KB), none in 700 of /criteria (61 KB) nor in 600 of
+/// the tools list (43 KB); one loaded CI run met it twice at the tools list.
 const RELAY_ATTEMPTS: usize = 8;
 /// The mcp function's criteria tool, called in plain JSON-RPC.
 const MCP_CRITERIA: &str =
