@@ -1,9 +1,11 @@
 //! JSON-RPC 2.0 messages as every JSON-RPC server here reads them (MCP and A2A over HTTP, MCP
 //! over stdio): one request object, read into a [`Call`] or a notification, or why it is not
-//! one ([`Malformed`], with the static message it is answered with). How an answer travels is
-//! the transport's own (`api/jsonrpc.rs` answers over HTTP).
+//! one ([`Malformed`], with the static message it is answered with); and the two responses
+//! ([`Success`], [`Failure`]). How a response travels is the transport's own (`api/jsonrpc.rs`
+//! answers over HTTP, `payability mcp` a line on standard output).
 
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
 
 /// JSON-RPC's own error codes, which every JSON-RPC transport answers.
 pub mod code {
@@ -88,6 +90,50 @@ impl MalformedKind {
                 "not one JSON-RPC 2.0 request: an object with jsonrpc \"2.0\", a string or integer id and a method"
             }
         }
+    }
+}
+
+impl Malformed {
+    /// The response it is answered with: its code and static message, under the id read.
+    pub fn failure(&self) -> Failure<'_> {
+        Failure::plain(&self.id, self.kind.code(), self.kind.message())
+    }
+}
+
+/// A response carrying a result: `jsonrpc`, `id`, `result`, in that order.
+#[derive(Serialize)]
+pub struct Success<'a, R> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: R,
+}
+
+impl<'a, R: Serialize> Success<'a, R> {
+    /// The response carrying `result` for the request `id`.
+    pub fn new(id: &'a Value, result: R) -> Self {
+        Self { jsonrpc: "2.0", id, result }
+    }
+}
+
+/// A response carrying an error object (a code, a static message, and any data):
+/// `jsonrpc`, `id`, `error`, in that order.
+#[derive(Serialize)]
+pub struct Failure<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: Value,
+}
+
+impl<'a> Failure<'a> {
+    /// The response carrying the `error` object for the request `id` (null when none could
+    /// be read).
+    pub fn new(id: &'a Value, error: Value) -> Self {
+        Self { jsonrpc: "2.0", id, error }
+    }
+
+    /// The response carrying the error `code` with its static `message` for the request `id`.
+    pub fn plain(id: &'a Value, code: i64, message: &'static str) -> Self {
+        Self::new(id, json!({"code": code, "message": message}))
     }
 }
 

@@ -17,7 +17,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use payability_runtime::api::MAX_REQUEST_BODY_BYTES;
-use payability_runtime::jsonrpc::{self, Envelope, code};
+use payability_runtime::jsonrpc::{self, Envelope, Failure, Success, code};
 use payability_runtime::mcp::era::{self, DISCOVER, Era};
 use payability_runtime::mcp::error::McpError;
 use payability_runtime::mcp::results;
@@ -34,35 +34,14 @@ use tools::Local;
 const LINE_TOO_LONG: &str =
     "a message is one line of at most 262,144 bytes; this line was longer and was skipped unread";
 
-/// A JSON-RPC response carrying a result.
-#[derive(Serialize)]
-struct Answer<'a, R> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: R,
-}
-
 /// The response line carrying `result` for the request `id`.
 fn result_line(id: &Value, result: impl Serialize) -> String {
-    escape::json_line(&Answer { jsonrpc: "2.0", id, result })
-}
-
-/// A JSON-RPC response carrying an error.
-#[derive(Serialize)]
-struct Refusal<'a> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    error: Value,
+    escape::json_line(&Success::new(id, result))
 }
 
 /// The response line carrying the JSON-RPC `error` object for the request `id`.
 fn error_line(id: &Value, error: Value) -> String {
-    escape::json_line(&Refusal { jsonrpc: "2.0", id, error })
-}
-
-/// The response line of a JSON-RPC error of ours (code and static message).
-fn plain_error(id: &Value, code: i64, message: &str) -> String {
-    error_line(id, json!({"code": code, "message": message}))
+    escape::json_line(&Failure::new(id, error))
 }
 
 impl Local {
@@ -71,10 +50,7 @@ impl Local {
         let mut call = match jsonrpc::read(line) {
             Ok(Envelope::Call(call)) => call,
             Ok(Envelope::Notification) => return None,
-            Err(malformed) => {
-                let kind = malformed.kind;
-                return Some(plain_error(&malformed.id, kind.code(), kind.message()));
-            }
+            Err(malformed) => return Some(escape::json_line(&malformed.failure())),
         };
         let id = std::mem::take(&mut call.id);
         let Some(params) = call.object_params() else {
@@ -133,7 +109,10 @@ fn serve(
     let runtime = current_thread_runtime();
     while let Some(line) = input.next_line()? {
         let answer = match line {
-            Line::TooLong => Some(plain_error(&Value::Null, code::INVALID_REQUEST, LINE_TOO_LONG)),
+            Line::TooLong => {
+                let failure = Failure::plain(&Value::Null, code::INVALID_REQUEST, LINE_TOO_LONG);
+                Some(escape::json_line(&failure))
+            }
             Line::Message(bytes) if bytes.trim_ascii().is_empty() => None,
             Line::Message(bytes) => runtime.block_on(local.answer(&bytes)),
         };

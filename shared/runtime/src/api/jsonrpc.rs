@@ -6,34 +6,32 @@
 
 use http::StatusCode;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-pub(super) use crate::jsonrpc::{Envelope, Malformed, code, read};
+use crate::jsonrpc::Success;
+pub(super) use crate::jsonrpc::{Envelope, Failure, Malformed, code, read};
 
 use super::respond::{ApiResponse, json_response};
 
-/// A JSON-RPC success.
-#[derive(Serialize)]
-struct Success<'a, R: Serialize> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: R,
-}
-
 /// The answer carrying `result` for the request `id`.
 pub(super) fn result(id: &Value, result: impl Serialize) -> ApiResponse {
-    json_response(StatusCode::OK, &Success { jsonrpc: "2.0", id, result })
+    json_response(StatusCode::OK, &Success::new(id, result))
 }
 
 /// The answer carrying the error `code` with its static `message` for the request `id`
 /// (null when the request had none that could be read).
 pub(super) fn error(id: &Value, code: i64, message: &'static str) -> ApiResponse {
-    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    json_response(StatusCode::OK, &body)
+    failure(&Failure::plain(id, code, message), StatusCode::OK)
+}
+
+/// The answer carrying `failure` with `status`: 200 but where the transport names another
+/// (MCP's stateless era answers its errors 400 and 404).
+pub(super) fn failure(failure: &Failure, status: StatusCode) -> ApiResponse {
+    json_response(status, failure)
 }
 
 /// The answer MCP and A2A give a body that is not one request: its code and static message,
 /// under the id read (the page's relay says less, [`error`] directly).
 pub(super) fn malformed(malformed: &Malformed) -> ApiResponse {
-    error(&malformed.id, malformed.kind.code(), malformed.kind.message())
+    failure(&malformed.failure(), StatusCode::OK)
 }

@@ -24,9 +24,9 @@ mod headers;
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use super::jsonrpc::{self, Envelope};
+use super::jsonrpc::{self, Envelope, Failure};
 use super::request::ApiRequest;
-use super::respond::{ApiResponse, error, json_response};
+use super::respond::{ApiResponse, error};
 use super::service::{Service, Stores};
 use crate::mcp::era::{DISCOVER, Era};
 use crate::mcp::error::McpError;
@@ -80,12 +80,7 @@ fn refused(id: &Value, error: &McpError, stateless: bool) -> ApiResponse {
         McpError::MethodNotFound => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,
     };
-    error_answer(id, error.object(), status)
-}
-
-/// The JSON-RPC error response carrying the `error` object for the request `id`, with `status`.
-fn error_answer(id: &Value, error: Value, status: StatusCode) -> ApiResponse {
-    json_response(status, &json!({"jsonrpc": "2.0", "id": id, "error": error}))
+    jsonrpc::failure(&Failure::new(id, error.object()), status)
 }
 
 impl<S: Stores> Service<S> {
@@ -101,9 +96,7 @@ impl<S: Stores> Service<S> {
             // A notification (`notifications/initialized`, a cancellation): nothing to answer.
             Ok(Envelope::Notification) => return ApiResponse::empty(StatusCode::ACCEPTED),
             Err(malformed) if stateless_header => {
-                let kind = malformed.kind;
-                let error = json!({"code": kind.code(), "message": kind.message()});
-                return error_answer(&malformed.id, error, StatusCode::BAD_REQUEST);
+                return jsonrpc::failure(&malformed.failure(), StatusCode::BAD_REQUEST);
             }
             Err(malformed) => return jsonrpc::malformed(&malformed),
         };
