@@ -47,6 +47,11 @@ impl Envelope {
         Self { result_type: "complete", cache_scope, ttl_ms }
     }
 
+    /// x402's `payment_required` result: this caller's alone, never cached.
+    fn payment_required() -> Self {
+        Self { result_type: "payment_required", cache_scope: "private", ttl_ms: 0 }
+    }
+
     /// The envelope of a result in `era`: none in the handshake era.
     pub fn of(era: Era, cache: Cache) -> Option<Self> {
         match era {
@@ -144,6 +149,13 @@ struct SettlementMeta {
     payment_response: SettlementResponse,
 }
 
+impl SettlementMeta {
+    /// The `_meta` carrying the settlement answer, when one is said.
+    fn of(settlement: Option<SettlementResponse>) -> Option<Self> {
+        settlement.map(|payment_response| Self { payment_response })
+    }
+}
+
 impl ToolResult {
     /// The result carrying `json` (an answer's UTF-8 JSON text), `isError` unless `success`,
     /// with the envelope of `era` and `cache`.
@@ -161,7 +173,7 @@ impl ToolResult {
 
     /// The result with the settlement answer in `_meta["x402/payment-response"]`.
     pub fn with_settlement(mut self, settlement: Option<SettlementResponse>) -> Self {
-        self.meta = settlement.map(|payment_response| SettlementMeta { payment_response });
+        self.meta = SettlementMeta::of(settlement);
         self
     }
 }
@@ -171,9 +183,8 @@ impl ToolResult {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentRequiredResult {
-    result_type: &'static str,
-    cache_scope: &'static str,
-    ttl_ms: u64,
+    #[serde(flatten)]
+    envelope: Envelope,
     payment_required: Box<RawValue>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<SettlementMeta>,
@@ -184,12 +195,10 @@ impl PaymentRequiredResult {
     /// settlement answer, when one is said.
     pub fn new(payment_required: String, settlement: Option<SettlementResponse>) -> Self {
         Self {
-            result_type: "payment_required",
-            cache_scope: "private",
-            ttl_ms: 0,
+            envelope: Envelope::payment_required(),
             payment_required: RawValue::from_string(payment_required)
                 .expect("a PaymentRequired is JSON"),
-            meta: settlement.map(|payment_response| SettlementMeta { payment_response }),
+            meta: SettlementMeta::of(settlement),
         }
     }
 }
