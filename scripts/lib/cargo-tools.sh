@@ -1,9 +1,10 @@
 # shellcheck shell=bash disable=SC2034 # the pins are read by the scripts that source this file
-# The cargo subcommands the supply-chain scripts run, pinned, and how they are installed: with
-# `cargo install --locked` once per machine into $PAYABILITY_TOOLS_DIR (as .ci/run sets it;
-# else target/), a folder per name and version, checked by version before every use. Sourced,
-# from the workspace root, by scripts/audit and scripts/deploy-check (each with
-# `set -euo pipefail`); it defines variables and functions and runs nothing.
+# The cargo subcommands the supply-chain, deploy and fuzz scripts run, pinned, and how they are
+# installed: with `cargo install --locked` once per machine into $PAYABILITY_TOOLS_DIR (as
+# .ci/run sets it; else target/), a folder per name and version, checked by version before
+# every use; and the one download of every crate the lock files name. Sourced, from the
+# workspace root, by scripts/audit, scripts/deploy-check, scripts/fuzz and scripts/tools (each
+# with `set -euo pipefail`); it defines variables and functions and runs nothing.
 #
 # The newest releases on crates.io that build with the stable toolchain here (rustc 1.95);
 # first-install times on this machine's two cores are in docs/supply-chain.md.
@@ -11,11 +12,17 @@ CARGO_AUDIT_VERSION=0.22.2     # advisories, for lock files (scripts/audit) and 
 CARGO_DENY_VERSION=0.20.2      # licences, duplicates and sources (scripts/audit)
 CARGO_AUDITABLE_VERSION=0.7.7  # the dependency list embedded in a binary (deploy-check, scripts/package)
 CARGO_CYCLONEDX_VERSION=0.5.9  # a CycloneDX SBOM per Lambda function (deploy-check)
+CARGO_FUZZ_VERSION=0.13.2      # the fuzz targets' builds and runs (scripts/fuzz)
 
 # Installs the cargo subcommand $1 at version $2 under the tools folder (a folder per version)
 # unless it is there already, and prints the binary's path. The version is read from the
 # folder's install record (`cargo install --list`), not from `--version`: cargo-auditable
 # answers only when cargo runs it.
+#
+# Built with a quick release profile (opt-level 1, no LTO, 16 codegen units, no debug info):
+# these tools read a lock file, a binary or a metadata graph once per run, in well under a
+# second either way, and their own release profiles (LTO, one codegen unit) made them the
+# cold run's largest cost. docs/benchmarks.md has both install times.
 installed() {
     local name=$1 version=$2
     local root="${PAYABILITY_TOOLS_DIR:-$PWD/target}/$name-$version"
@@ -23,9 +30,21 @@ installed() {
         ! cargo install --list --root "$root" 2>/dev/null | grep -qxF "$name v$version:"; then
         echo "== installing $name $version (cargo install --locked) into $root" >&2
         rm -rf "$root"
-        cargo install --quiet --locked --version "$version" --root "$root" "$name" >&2
+        CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+            CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
+            cargo install --quiet --locked --version "$version" --root "$root" "$name" >&2
     fi
     echo "$root/bin/$name"
+}
+
+# Downloads every crate both lock files name, for every platform (`cargo fetch` without
+# --target), into cargo's registry cache: the steps that then read them offline (cargo deny
+# and cargo cyclonedx run `cargo metadata`, which wants every platform's crates, even those
+# this machine never builds) find them there on a fresh machine too. Quick when they are
+# there already.
+fetch_locked_crates() {
+    cargo fetch --locked --quiet
+    cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml
 }
 
 # The reviewed advisory ignore list as cargo-audit flags, one per line ("--ignore" then the
