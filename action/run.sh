@@ -26,7 +26,10 @@
 # Runs `payability <op> --format github --reports FILE ...` per op (annotations on stdout,
 # the summary table appended to GITHUB_STEP_SUMMARY by the command), writes the outputs
 # `exit-code` and `reports` (the JSON Lines, check's then memo's) to GITHUB_OUTPUT in the
-# multiline form, and exits with the command's code (across ops: 1, then 2, then 3, else 0).
+# multiline form, and exits with the command's code (across ops: a crash code such as 101
+# or 137 first, then 1, then 2, then 3, else 0). Every `urls` line must be an http(s) URL; the
+# URLs go after a literal `--`, so no input becomes an option. Every value the script prints
+# in a workflow command is escaped as GitHub reads one.
 set -euo pipefail
 # Bash 3.2 (macOS) too: no ${x,,}, no mapfile, empty arrays expanded with ${a[@]+...}.
 
@@ -36,7 +39,14 @@ MEMO_STATES="BOUND MEMO-REUSED LEG-MISMATCH MEMO-ABSENT NOT-A-402"
 
 # An input by its name, empty when unset (hyphenated names are not shell variables).
 input() { printenv "INPUT_$1" || true; }
-fail() { echo "::error title=payability action::$1"; exit "${2:-1}"; }
+# A workflow command's message escaped as GitHub reads it (and as the binary escapes its
+# own): `%`, CR and LF, so no value in it can end the line and start another command.
+escape_data() {
+    local text="${1//%/%25}"
+    text="${text//$'\r'/%0D}"
+    printf '%s' "${text//$'\n'/%0A}"
+}
+fail() { echo "::error title=payability action::$(escape_data "$1")"; exit "${2:-1}"; }
 lower() { printf '%s' "$1" | tr '[:upper:]' '[:lower:]'; }
 # Trimmed of surrounding blanks (and a CR, for a list written on Windows).
 trim() {
@@ -58,18 +68,26 @@ case "${OP:-check}" in
     *) fail "op must be check, memo or both, not '$OP'" 2 ;;
 esac
 
+# The command's options (each value joined to its flag with `=`, so a value that looks like an
+# option is still a value) and the URLs, which go after a literal `--`: a `urls` line is a URL
+# or refused, never an option.
 ARGS=()
+URLS=()
 while IFS= read -r line || [[ -n "$line" ]]; do
     line="$(trim "$line")"
-    [[ -z "$line" || "$line" == \#* ]] || ARGS+=("$line")
+    [[ -z "$line" || "$line" == \#* ]] && continue
+    case "$(lower "$line")" in
+        http://* | https://*) URLS+=("$line") ;;
+        *) fail "every urls line is an http:// or https:// URL (blank lines and # comments aside), not '$line'" 2 ;;
+    esac
 done <<<"$(input URLS)"
 urls_file="$(trim "$(input URLS-FILE)")"
-[[ -z "$urls_file" ]] || ARGS+=(--urls-from "$urls_file")
+[[ -z "$urls_file" ]] || ARGS+=("--urls-from=$urls_file")
 catalogue="$(trim "$(input CATALOGUE)")"
-[[ -z "$catalogue" ]] || ARGS+=(--catalogue "$catalogue")
+[[ -z "$catalogue" ]] || ARGS+=("--catalogue=$catalogue")
 while IFS= read -r line || [[ -n "$line" ]]; do
     line="$(trim "$line")"
-    [[ -z "$line" ]] || ARGS+=(--expect "$line")
+    [[ -z "$line" ]] || ARGS+=("--expect=$line")
 done <<<"$(input EXPECT)"
 allow_private="$(trim "$(input ALLOW-PRIVATE)")"
 case "$(lower "$allow_private")" in
@@ -134,8 +152,13 @@ install_release() {
     base="${PAYABILITY_RELEASE_BASE:-$REPOSITORY_RELEASES}/v$version"
     dir="$SCRATCH/release"
     mkdir -p "$dir"
+    # HTTPS only, redirects too, whatever the base; a file:// base (a release on disk) reads
+    # files only.
     local curl=(curl --fail --silent --show-error --location --retry 3 --max-time 120)
-    [[ -n "${PAYABILITY_RELEASE_BASE:-}" ]] || curl+=(--proto '=https' --proto-redir '=https')
+    case "$(lower "$base")" in
+        file://*) curl+=(--proto '=file' --proto-redir '=file') ;;
+        *) curl+=(--proto '=https' --proto-redir '=https') ;;
+    esac
     "${curl[@]}" --output "$dir/SHA256SUMS" "$base/SHA256SUMS" ||
         fail "could not download $base/SHA256SUMS: refusing to run an unverified binary"
     "${curl[@]}" --output "$dir/$archive" "$base/$archive" ||
@@ -154,7 +177,9 @@ install_release() {
     else
         tar -xzf "$dir/$archive" -C "$dir/bin"
     fi
-    [[ -f "$dir/bin/payability$exe" ]] || fail "$archive holds no payability$exe at its root"
+    # A link could name any program on the runner: only a regular file is run.
+    [[ -f "$dir/bin/payability$exe" && ! -L "$dir/bin/payability$exe" ]] ||
+        fail "$archive holds no payability$exe file at its root (a link is refused)"
     chmod +x "$dir/bin/payability$exe"
     BINARY="$dir/bin/payability$exe"
 }
@@ -174,18 +199,18 @@ for i in "${!OPS[@]}"; do
     op="${OPS[$i]}"
     run=("$BINARY" "$op" --format github --reports "$SCRATCH/$op.jsonl")
     [[ -z "${REQUIRES[$i]}" ]] || run+=(--require "${REQUIRES[$i]}")
-    if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
-        printf '### payability %s\n\n' "$op" >>"$GITHUB_STEP_SUMMARY"
-    fi
+    # The command writes the summary's heading and table itself (--format github).
     status=0
-    "${run[@]}" ${ARGS[@]+"${ARGS[@]}"} || status=$?
+    "${run[@]}" ${ARGS[@]+"${ARGS[@]}"} -- ${URLS[@]+"${URLS[@]}"} || status=$?
     [[ ! -f "$SCRATCH/$op.jsonl" ]] || cat "$SCRATCH/$op.jsonl" >>"$REPORTS"
-    # Across ops as across URLs: 1, then 2, then 3, else 0 (any other code is the worst).
+    # Across ops as across URLs: any other code (a crash: 101, 137) is the worst and is kept,
+    # then 1, then 2, then 3, else 0.
+    if ((code != 0 && code != 1 && code != 2 && code != 3)); then continue; fi
+    if ((status != 0 && status != 1 && status != 2 && status != 3)); then code=$status; continue; fi
     for rank in 1 2 3; do
         if ((code == rank)); then break; fi
         if ((status == rank)); then code=$rank; break; fi
     done
-    if ((status != 0 && status != 1 && status != 2 && status != 3)); then code=$status; fi
 done
 
 # --- the outputs ----------------------------------------------------------------------------

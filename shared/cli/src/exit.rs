@@ -1,6 +1,7 @@
 //! How a command ends short of its answer: the exit codes, the one closed-form error line on
 //! stderr, and the runtime a command blocks on.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::json;
@@ -13,6 +14,25 @@ pub(crate) const EXIT_FAILED: u8 = 1;
 /// Prints a closed-form error as JSON on stderr.
 pub(crate) fn print_error(rule: &str, message: &str) {
     eprintln!("{}", json!({"error": {"rule": rule, "message": message}}));
+}
+
+/// The rule of a write to an output (standard output, `--reports`, the step summary) that
+/// failed: what the command answered is incomplete, so it fails (exit 1).
+pub(crate) const OUTPUT_UNWRITABLE: &str = "output_unwritable";
+
+/// Writes `text` to standard output; false when the write failed.
+pub(crate) fn to_stdout(text: &str) -> bool {
+    std::io::stdout().write_all(text.as_bytes()).is_ok()
+}
+
+/// Prints a command's one answer and a newline on standard output, flushed, and returns
+/// `code`; a write that fails is the `output_unwritable` error and exit 1, not a panic.
+pub(crate) fn print_answer(text: &str, code: ExitCode) -> ExitCode {
+    if to_stdout(&format!("{text}\n")) && std::io::stdout().flush().is_ok() {
+        return code;
+    }
+    print_error(OUTPUT_UNWRITABLE, "a write failed, so this output is incomplete: standard output");
+    ExitCode::from(EXIT_FAILED)
 }
 
 /// The rule and message of a system clock outside the years a timestamp can carry.

@@ -225,7 +225,8 @@ Environment:
 Exit codes:
   0  a signed report was printed for each URL, whatever its state
   1  failed: the signing key, the HTTP client, the system clock, a catalogue that did not
-     answer 200, or the --reports or summary file
+     answer 200, the --reports or summary file, or a write to any output
+     (output_unwritable: standard output, --reports, the summary)
   2  refused: a URL (target policy; nothing was fetched), a catalogue or one of its
      resources, a malformed setting, or the command line (the file, --require, --expect)
   3  a state outside --require or an expectation unmet (every URL has its report)
@@ -260,7 +261,8 @@ pub(crate) fn signing_only() -> String {
 
 Exit codes:
   0  printed
-  1  failed: the signing key (or, for demo, the embedded seller)
+  1  failed: the signing key (or, for demo, the embedded seller), or the write to
+     standard output (output_unwritable)
   2  refused: the command line"
     )
 }

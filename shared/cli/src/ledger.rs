@@ -19,7 +19,8 @@ use payability_runtime::store::{
 use serde_json::json;
 
 use crate::exit::{
-    EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_error,
+    EXIT_FAILED, EXIT_REFUSED, clock_out_of_range, current_thread_runtime, print_answer,
+    print_error,
 };
 
 /// The CLI's settings and the store they choose, or the exit after one `bad_setting` line.
@@ -63,8 +64,7 @@ pub(crate) fn backfill(limit: usize) -> ExitCode {
     match summary {
         Ok(summary) => {
             let out = json!({"examined": summary.examined, "filled": summary.filled, "still_pending": summary.still_pending});
-            println!("{out}");
-            ExitCode::SUCCESS
+            print_answer(&out.to_string(), ExitCode::SUCCESS)
         }
         Err(e) => {
             print_error("store_unavailable", &e.to_string());
@@ -147,10 +147,10 @@ pub(crate) fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
     let recorded =
         current_thread_runtime().block_on(opened).and_then(|r| r.map_err(StartError::Store));
     match recorded {
-        Ok(Recorded::Counted) => {
-            println!("{}", json!({"refunded": true, "key": key.as_str()}));
-            ExitCode::SUCCESS
-        }
+        Ok(Recorded::Counted) => print_answer(
+            &json!({"refunded": true, "key": key.as_str()}).to_string(),
+            ExitCode::SUCCESS,
+        ),
         Ok(Recorded::NotCounted) => {
             let message = format!(
                 "the entry {} is marked refunded but the refund counter was not incremented \
@@ -163,8 +163,8 @@ pub(crate) fn refund(op: RefundOp, tx_signature: &str) -> ExitCode {
         }
         Ok(Recorded::NotRefundable) => {
             let reason = "no paid entry with this transaction, or already refunded";
-            println!("{}", json!({"refunded": false, "reason": reason}));
-            ExitCode::from(EXIT_FAILED)
+            let answer = json!({"refunded": false, "reason": reason}).to_string();
+            print_answer(&answer, ExitCode::from(EXIT_FAILED))
         }
         Err(e) => {
             print_error("store_unavailable", &e.to_string());

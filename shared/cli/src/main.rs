@@ -35,7 +35,7 @@ use payability_runtime::signing_key::{KEY_FILE_VAR, KeyError, KeySource, load_or
 use payability_runtime::verdict::fetch_and_grade;
 use serde_json::json;
 
-use exit::{EXIT_FAILED, EXIT_REFUSED, current_thread_runtime, print_error};
+use exit::{EXIT_FAILED, EXIT_REFUSED, current_thread_runtime, print_answer, print_error};
 
 #[derive(Parser)]
 #[command(
@@ -419,8 +419,7 @@ fn run_demo() -> ExitCode {
         "check": check.sign(&signer),
         "memo": memo.sign(&signer),
     });
-    println!("{}", escape::json_pretty(&output));
-    ExitCode::SUCCESS
+    print_answer(&escape::json_pretty(&output), ExitCode::SUCCESS)
 }
 
 fn run_serve(port: u16) -> ExitCode {
@@ -494,8 +493,7 @@ fn print_criteria() -> ExitCode {
         valid_until: None,
     };
     let document = criteria_document(vec![key]);
-    println!("{}", escape::json_pretty(&document));
-    ExitCode::SUCCESS
+    print_answer(&escape::json_pretty(&document), ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use payability_runtime::clock;
 use payability_runtime::fetch::Fetcher;
 use payability_runtime::verdict::{Fetched, graded};
 
-use crate::exit::{CLOCK_OUT_OF_RANGE, print_error};
+use crate::exit::{CLOCK_OUT_OF_RANGE, EXIT_FAILED, OUTPUT_UNWRITABLE, print_error, to_stdout};
 use crate::targets::{self, Problem, Target};
 use crate::views::{self, Checked, EXIT_TERMS_UNMET, Outcome};
 use crate::{Format, refusal_problem, text};
@@ -66,34 +66,32 @@ impl Run<'_> {
         }
         let total = targets.len();
         let op = self.op.as_str();
+        let mut unwritten = Unwritten::default();
         let mut rows = views::markdown_head(op);
         if self.format == Format::Markdown {
-            print!("{rows}");
+            unwritten.stdout |= !to_stdout(&rows);
         }
         let (mut worst, mut unmet) = (0u8, 0usize);
         for (target, item) in targets.into_iter().zip(1usize..) {
             let outcome = self.check(target).await;
             let row = views::markdown_row(op, item, &outcome);
-            self.emit(item, total, &outcome, &row);
+            self.emit(item, total, &outcome, &row, &mut unwritten);
             rows += &row;
             unmet += usize::from(outcome.exit() == EXIT_TERMS_UNMET);
             if views::severity(outcome.exit()) > views::severity(worst) {
                 worst = outcome.exit();
             }
         }
-        let mut written = true;
+        // The files are unbuffered: each write's error is seen where it is made.
         if let Some(summary) = &mut self.summary {
-            written &= writeln!(summary, "{rows}").is_ok();
+            unwritten.summary |= writeln!(summary, "{rows}").is_err();
         }
-        if let Some(reports) = &mut self.reports {
-            written &= reports.flush().is_ok();
-        }
-        if !written {
-            print_error(
-                "output_unwritable",
-                "the --reports file or the step summary could not be written",
-            );
-            worst = 1;
+        unwritten.stdout |= std::io::stdout().flush().is_err();
+        if let Some(message) = unwritten.message() {
+            print_error(OUTPUT_UNWRITABLE, &message);
+            if views::severity(EXIT_FAILED) > views::severity(worst) {
+                worst = EXIT_FAILED;
+            }
         }
         if unmet > 0 {
             print_error(
@@ -128,41 +126,75 @@ impl Run<'_> {
         Outcome::Verdict(Box::new(Checked { signed, value, expectations, outside_require, listed }))
     }
 
-    /// Writes one outcome: the view on stdout (a plain refusal on stderr), the reports file.
-    fn emit(&mut self, item: usize, total: usize, outcome: &Outcome, row: &str) {
+    /// Writes one outcome: the view on stdout (a plain refusal on stderr), the reports file;
+    /// a write that fails is marked in `unwritten`.
+    fn emit(
+        &mut self,
+        item: usize,
+        total: usize,
+        outcome: &Outcome,
+        row: &str,
+        unwritten: &mut Unwritten,
+    ) {
         if let Some(reports) = &mut self.reports {
-            // A failed write is seen when the file is flushed at the end.
-            let _ = writeln!(reports, "{}", views::json_line(item, outcome));
+            unwritten.reports |= writeln!(reports, "{}", views::json_line(item, outcome)).is_err();
         }
         let lines = self.plain && self.expectations.is_empty();
-        match (self.format, outcome) {
+        let view = match (self.format, outcome) {
             (Format::Json | Format::Text, Outcome::Problem(problem)) if self.plain => {
                 print_error(problem.rule, &problem.message);
+                String::new()
             }
             (Format::Json, Outcome::Verdict(checked)) if lines => {
-                println!("{}", crate::escape::json_pretty(&checked.signed));
+                format!("{}\n", crate::escape::json_pretty(&checked.signed))
             }
-            (Format::Json, _) => println!("{}", views::json_line(item, outcome)),
-            (Format::Text, Outcome::Problem(problem)) => {
-                print!("{}", views::text_problem(item, total, problem));
-            }
+            (Format::Json, _) => format!("{}\n", views::json_line(item, outcome)),
+            (Format::Text, Outcome::Problem(problem)) => views::text_problem(item, total, problem),
             (Format::Text, Outcome::Verdict(checked)) => {
+                let mut view = String::new();
                 if !self.plain {
-                    println!("item {item} of {total}");
+                    view += &format!("item {item} of {total}\n");
                 }
-                print!("{}", text::render(&checked.value, self.colour));
-                print!("{}", views::text_additions(checked, &self.require));
+                view += &text::render(&checked.value, self.colour);
+                view += &views::text_additions(checked, &self.require);
                 if !self.plain && item < total {
-                    println!();
+                    view.push('\n');
                 }
+                view
             }
             (Format::Github, _) => {
-                let annotation = views::annotation(self.op.as_str(), item, outcome, &self.require);
-                if let Some(annotation) = annotation {
-                    println!("{annotation}");
+                match views::annotation(self.op.as_str(), item, outcome, &self.require) {
+                    Some(annotation) => format!("{annotation}\n"),
+                    None => String::new(),
                 }
             }
-            (Format::Markdown, _) => print!("{row}"),
-        }
+            (Format::Markdown, _) => row.to_owned(),
+        };
+        unwritten.stdout |= !to_stdout(&view);
+    }
+}
+
+/// The outputs of a run a write failed on.
+#[derive(Default)]
+struct Unwritten {
+    stdout: bool,
+    reports: bool,
+    summary: bool,
+}
+
+impl Unwritten {
+    /// The `output_unwritable` message naming every output a write failed on; None when
+    /// every write went through.
+    fn message(&self) -> Option<String> {
+        let failed: Vec<&str> = [
+            (self.stdout, "standard output"),
+            (self.reports, "the --reports file"),
+            (self.summary, "the step summary (GITHUB_STEP_SUMMARY)"),
+        ]
+        .into_iter()
+        .filter_map(|(failed, name)| failed.then_some(name))
+        .collect();
+        (!failed.is_empty())
+            .then(|| format!("a write failed, so this output is incomplete: {}", failed.join(", ")))
     }
 }

@@ -12,7 +12,7 @@ use payability_runtime::signing_key::KEY_FILE_VAR;
 use serde_json::Value;
 
 use crate::escape;
-use crate::exit::{EXIT_FAILED, EXIT_REFUSED, print_error};
+use crate::exit::{EXIT_FAILED, EXIT_REFUSED, print_answer, print_error};
 
 /// Why the trusted keys could not be read (closed form).
 #[derive(Debug, Clone, Copy)]
@@ -75,8 +75,7 @@ pub(crate) fn run(report_path: &str, key: Option<&str>) -> ExitCode {
     }
     let (key_id, fingerprint) =
         (escape::text(&descriptor.key_id), escape::text(&descriptor.fingerprint));
-    println!("valid: signed by {key_id} ({fingerprint})");
-    ExitCode::SUCCESS
+    print_answer(&format!("valid: signed by {key_id} ({fingerprint})"), ExitCode::SUCCESS)
 }
 
 /// A trusted key and the window a criteria document gives it (open ends when absent).

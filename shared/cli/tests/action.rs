@@ -153,6 +153,7 @@ fn the_action_checks_each_url_and_writes_its_outputs_the_summary_and_the_exit_co
     assert_eq!(annotations.len(), 1, "one annotation, for the unconfigured seller: {ran}");
     let summary = runner.summary();
     assert!(summary.starts_with("### payability check\n\n"), "{summary}");
+    assert_eq!(summary.matches("### payability").count(), 1, "one heading: {summary}");
     let rows: Vec<&str> = summary.lines().filter(|l| l.starts_with('|')).collect();
     assert_eq!(rows.len(), 4, "a header, its rule and a row a URL: {summary}");
     assert!(rows[2].contains(&good_url) && rows[2].contains("POPULATED"), "{summary}");
@@ -203,6 +204,7 @@ fn op_both_runs_check_then_memo_each_with_its_own_required_states() {
         let (check, memo) =
             (summary.find("### payability check"), summary.find("### payability memo"));
         assert!(check.is_some() && check < memo, "{summary}");
+        assert_eq!(summary.matches("### payability").count(), 2, "a heading an op: {summary}");
     }
 
     // A memo state only memo can have: memo outside its terms (3) while check is within.
@@ -231,6 +233,96 @@ fn op_both_runs_check_then_memo_each_with_its_own_required_states() {
         assert!(ran.stdout.contains(&format!("::error title=payability action::{says}")), "{ran}");
     }
     assert_eq!(good.requests().len(), before);
+}
+
+#[test]
+fn no_input_becomes_an_option_of_the_command_and_no_value_starts_a_workflow_command() {
+    let good = seller(true);
+    let url = good.url("/weather");
+    let binary = Some(env!("CARGO_BIN_EXE_payability"));
+    // A `urls` line that is not an http(s) URL: refused (2) before the binary runs, even one
+    // that would lift allow-private or point the command at another list.
+    for line in [
+        "--require=NOT-A-402",
+        "--help",
+        "--allow-private",
+        "--urls-from=/etc/passwd",
+        "-h",
+        "ftp://x.example/",
+        "127.0.0.1/weather",
+    ] {
+        let runner = Runner::new();
+        let urls = format!("{url}\n{line}\n");
+        let ran = runner.run(&[("urls", &urls), ("allow-private", "false")], binary, &[]);
+        assert_eq!(code(&ran), Some(2), "{line}: {ran}");
+        assert!(
+            ran.stdout.starts_with("::error title=payability action::every urls line is an http"),
+            "{line}: {ran}"
+        );
+        assert!(runner.outputs().is_empty(), "{line}: the command never ran");
+    }
+    assert!(good.requests().is_empty(), "nothing fetched");
+
+    // A value that looks like an option stays a value: an expectation is an expectation.
+    let runner = Runner::new();
+    let inputs = [("urls", url.as_str()), ("allow-private", "true"), ("expect", "--help")];
+    let ran = runner.run(&inputs, binary, &[]);
+    assert_eq!(code(&ran), Some(2), "{ran}");
+    assert!(ran.stderr.contains("expect_"), "refused as an expectation: {ran}");
+
+    // A newline in an input the script echoes cannot start a workflow command.
+    let smuggled = "x\n::add-mask::secret\r\n::stop-commands::token\n%0A";
+    for (input, says) in [
+        ("op", "op must be check, memo or both"),
+        ("allow-private", "allow-private must be true or false"),
+        ("version", "version must be a release version"),
+    ] {
+        let runner = Runner::new();
+        let binary = if input == "version" { None } else { binary };
+        let ran = runner.run(&[("urls", url.as_str()), (input, smuggled)], binary, &[]);
+        assert_eq!(code(&ran), Some(2), "{input}: {ran}");
+        assert_eq!(ran.stdout.lines().count(), 1, "{input}: one line: {ran}");
+        assert!(ran.stdout.contains(says), "{input}: {ran}");
+        assert!(
+            ran.stdout.contains("x%0A::add-mask::secret%0A::stop-commands::token%0A%250A"),
+            "{input}: the value escaped (its CR dropped by the trim): {ran}"
+        );
+    }
+}
+
+/// A stand-in for the binary: a script that exits with `check`'s code for check and `memo`'s
+/// for memo.
+fn exiting(dir: &ScratchDir, check: u8, memo: u8) -> PathBuf {
+    let path = dir.join(&format!("exits-{check}-{memo}"));
+    let script =
+        format!("#!/bin/sh\ncase \"$1\" in check) exit {check} ;; *) exit {memo} ;; esac\n");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn across_ops_a_crash_code_outranks_failed_refused_and_terms_unmet() {
+    let dir = ScratchDir::new("action-exits");
+    // (check's code, memo's code, the run's)
+    let vectors: [(u8, u8, u8); 8] = [
+        (101, 1, 101),
+        (101, 2, 101),
+        (137, 3, 137),
+        (137, 0, 137),
+        (3, 101, 101),
+        (0, 137, 137),
+        (3, 1, 1),
+        (2, 3, 2),
+    ];
+    for (check, memo, expected) in vectors {
+        let binary = exiting(&dir, check, memo);
+        let runner = Runner::new();
+        let inputs = [("urls", "https://shop.example/paid"), ("op", "both"), ("require", "none")];
+        let ran = runner.run(&inputs, Some(binary.to_str().unwrap()), &[]);
+        assert_eq!(code(&ran), Some(i32::from(expected)), "{check} then {memo}: {ran}");
+        assert_eq!(runner.outputs()["exit-code"], expected.to_string(), "{check} then {memo}");
+    }
 }
 
 /// action.yml as YAML (python3's yaml, as GitHub's parser would read it), as JSON.
@@ -343,14 +435,14 @@ impl Release {
 }
 
 fn release_run(release: &Release, url: &str) -> (Runner, Ran) {
+    release_run_from(&release.base(), url)
+}
+
+/// The release path with PAYABILITY_RELEASE_BASE at `base`.
+fn release_run_from(base: &str, url: &str) -> (Runner, Ran) {
     let runner = Runner::new();
     let inputs = [("urls", url), ("version", VERSION), ("allow-private", "true")];
-    let base = release.base();
-    let env = [
-        ("PAYABILITY_RELEASE_BASE", base.as_str()),
-        ("RUNNER_OS", "Linux"),
-        ("RUNNER_ARCH", "X64"),
-    ];
+    let env = [("PAYABILITY_RELEASE_BASE", base), ("RUNNER_OS", "Linux"), ("RUNNER_ARCH", "X64")];
     let ran = runner.run(&inputs, None, &env);
     (runner, ran)
 }
@@ -394,6 +486,27 @@ fn the_release_archive_runs_only_when_its_sha256_is_the_one_its_sums_file_lists(
         }),
         ("could not download", &|r| std::fs::remove_file(r.sums()).unwrap()),
     ];
+    // The archive's `payability` a link (here to a program that would pass): refused.
+    let release = Release::new();
+    let stage = release.dir.join("linked");
+    std::fs::create_dir_all(&stage).unwrap();
+    std::os::unix::fs::symlink("/bin/true", stage.join("payability")).unwrap();
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(&release.archive)
+        .arg("-C")
+        .arg(&stage)
+        .arg("payability")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    release.write_sums(&release.archive_name());
+    let (runner, ran) = release_run(&release, &url);
+    assert_eq!(code(&ran), Some(1), "{ran}");
+    assert!(ran.stdout.contains("a link is refused"), "{ran}");
+    assert!(runner.outputs().is_empty());
+    assert_eq!(good.requests().len(), fetched, "the link never ran");
+
     for (says, spoil) in refusals {
         let release = Release::new();
         spoil(&release);
@@ -405,4 +518,22 @@ fn the_release_archive_runs_only_when_its_sha256_is_the_one_its_sums_file_lists(
         assert_eq!(good.requests().len(), fetched, "{says}: the binary never ran");
         assert!(!unpacked(&runner.dir.join("runner-temp")), "{says}: nothing unpacked");
     }
+}
+
+#[test]
+fn a_release_base_other_than_a_file_one_is_read_over_https_only() {
+    // A loopback release server over plain HTTP: curl refuses the protocol before it connects.
+    let release = Release::new();
+    let archive = std::fs::read(&release.archive).unwrap();
+    let sums = std::fs::read(release.sums()).unwrap();
+    let server = StandIn::replying(move |request: &Recorded| {
+        let bytes =
+            if request.path.ends_with("SHA256SUMS") { sums.clone() } else { archive.clone() };
+        Reply::status(200).body(bytes)
+    });
+    let (runner, ran) = release_run_from(&server.origin(), "https://shop.example/paid");
+    assert_eq!(code(&ran), Some(1), "{ran}");
+    assert!(ran.stdout.contains("could not download"), "{ran}");
+    assert!(runner.outputs().is_empty());
+    assert_eq!(server.accepted(), 0, "no plain-HTTP connection: {ran}");
 }

@@ -250,6 +250,48 @@ fn every_exit_code_and_their_precedence_across_urls() {
     assert_eq!(none.status.code(), Some(2), "no URL, file or catalogue is a usage error");
 }
 
+/// A command's arguments (`{good}` replaced), where its standard output goes (None: a pipe)
+/// and whether GITHUB_STEP_SUMMARY names /dev/full.
+type UnwritableVector = (&'static [&'static str], Option<&'static str>, bool);
+
+#[test]
+fn a_write_that_fails_fails_the_command_with_output_unwritable_whatever_the_output() {
+    let key = key_file();
+    let stand_in = seller(json!({}));
+    let good = stand_in.url("/good");
+    let vectors: [UnwritableVector; 8] = [
+        (&["check", "--format", "json", "--reports", "/dev/full", "{good}"], None, false),
+        (&["memo", "--format", "json", "--reports", "/dev/full", "{good}", "{good}"], None, false),
+        (&["check", "--format", "json", "{good}"], Some("/dev/full"), false),
+        (&["check", "--format", "text", "{good}", "{good}"], Some("/dev/full"), false),
+        (&["check", "--format", "markdown", "{good}"], Some("/dev/full"), false),
+        (&["check", "--format", "github", "{good}"], None, true),
+        (&["criteria"], Some("/dev/full"), false),
+        (&["demo"], Some("/dev/full"), false),
+    ];
+    for (args, stdout, summary_full) in vectors {
+        let args: Vec<String> = args.iter().map(|a| a.replace("{good}", &good)).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut command = command(&args, &key);
+        if let Some(path) = stdout {
+            command.stdout(std::fs::OpenOptions::new().write(true).open(path).unwrap());
+        }
+        if summary_full {
+            command.env("GITHUB_STEP_SUMMARY", "/dev/full");
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        let rules: Vec<Value> = stderr
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .map(|line| line["error"]["rule"].clone())
+            .collect();
+        assert!(rules.contains(&json!("output_unwritable")), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
 /// An `--expect`, the seller path, the body leg's and the header leg's outcome.
 type ExpectVector = (String, &'static str, &'static str, &'static str);
 
