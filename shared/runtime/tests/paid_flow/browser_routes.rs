@@ -110,6 +110,39 @@ async fn the_rpc_relay_reuses_a_blockhash_for_two_seconds_and_asks_once_for_conc
     assert_eq!((from_upstream, from_cache), (3, RELAYS - 3));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_waiting_behind_a_hanging_rpc_share_its_failure_and_the_next_one_asks_again() {
+    // An RPC that accepts and never answers: each read fails at the service's bound.
+    let rpc = StandIn::start(Arc::new(|_| Box::pin(std::future::pending())));
+    let stand_ins = StandIns::start().await;
+    let dir = ScratchDir::new("browser-routes-hanging");
+    let db = dir.join("store.sqlite3");
+    let store = PausingStore::new(SqliteStore::open(&db).expect("a fresh SQLite store"));
+    let base = config(&stand_ins.facilitator, &stand_ins.rpc, StoreChoice::Embedded(db));
+    let config = ServiceConfig { solana_rpc_url: Some(rpc.url("/")), ..base };
+    let service = Arc::new(
+        Service::new(config, &SEED, store, stand_ins.clock.function()).expect("the service"),
+    );
+    let mut waiting = tokio::task::JoinSet::new();
+    for _ in 0..30 {
+        waiting.spawn(unavailable_relay(Arc::clone(&service)));
+    }
+    while let Some(done) = waiting.join_next().await {
+        done.expect("a relay");
+    }
+    assert_eq!(rpc.accepted(), 1, "30 concurrent misses, one read: its failure answers all");
+    unavailable_relay(Arc::clone(&service)).await;
+    assert_eq!(rpc.accepted(), 2, "a request after the failure asks again");
+}
+
+/// One `getLatestBlockhash` relay, which must be answered "try again" (-32005).
+async fn unavailable_relay<S: payability_runtime::api::Stores>(service: Arc<Service<S>>) {
+    let answer =
+        service.handle(request(Method::POST, "/rpc", &latest_blockhash_call(), None)).await;
+    let body: Value = serde_json::from_slice(answer.body()).expect("a JSON-RPC answer");
+    assert_eq!(body["error"]["code"], -32005, "try again: {body}");
+}
+
 #[tokio::test]
 async fn a2a_precheck_and_rpc_keep_the_origin_rule_of_mcp() {
     let world = World::start().await;

@@ -4,8 +4,10 @@
 //! mint is answered from what the client reads of it (decimals 6, the Token program), with no
 //! call; `getLatestBlockhash` is asked of the configured RPC and answered as read (typed, never
 //! the RPC's bytes), one read answering every request of the next [`BLOCKHASH_REUSE_MS`]
-//! (per process, by the service's clock; concurrent misses wait for one call). Nothing else
-//! is relayed: no user input reaches the RPC.
+//! (per process, by the service's clock; concurrent misses wait for one call and share its
+//! answer, a failure included). Nothing else is relayed: no user input reaches the RPC.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -35,9 +37,15 @@ const UNAVAILABLE: i64 = -32005;
 const BLOCKHASH_REUSE_MS: i64 = 2_000;
 
 /// The last blockhash read and when it was read, shared by every request the process answers;
-/// the lock is held across a read, so concurrent misses make one call.
+/// the lock is held across a read, so concurrent misses make one call, and every request that
+/// waited for that read is answered as it was: a failed read is not asked again by each
+/// waiter in turn (30 waiters behind a hanging RPC would otherwise wait 30 bounds).
 #[derive(Debug, Default)]
-pub(in crate::api) struct BlockhashCache(Mutex<Option<(UtcMillis, LatestBlockhash)>>);
+pub(in crate::api) struct BlockhashCache {
+    last: Mutex<Option<(UtcMillis, LatestBlockhash)>>,
+    /// How many reads have failed.
+    failed_reads: AtomicU64,
+}
 
 /// Whether a read at `read_at` may still answer at `now` (a clock that went back: no).
 fn reusable(read_at: UtcMillis, now: UtcMillis) -> bool {
@@ -46,19 +54,27 @@ fn reusable(read_at: UtcMillis, now: UtcMillis) -> bool {
 
 impl BlockhashCache {
     /// The blockhash to answer with and where it came from: the last read while reusable at
-    /// `clock`'s time (read once the lock is held), else `read`'s answer (kept when there is
-    /// one; a failure is not kept).
+    /// `clock`'s time (read once the lock is held); else None when a read failed while this
+    /// request waited for the lock; else `read`'s answer (kept when there is one; a failure is
+    /// not kept, so a request that comes after it asks again).
     async fn latest(
         &self,
         clock: fn() -> UtcMillis,
         read: impl AsyncFnOnce() -> Option<LatestBlockhash>,
     ) -> Option<(LatestBlockhash, Relay)> {
-        let mut last = self.0.lock().await;
+        let failed_before = self.failed_reads.load(Ordering::SeqCst);
+        let mut last = self.last.lock().await;
         let now = clock();
         if let Some((_, latest)) = last.as_ref().filter(|(at, _)| reusable(*at, now)) {
             return Some((latest.clone(), Relay::Cache));
         }
-        let latest = read().await?;
+        if self.failed_reads.load(Ordering::SeqCst) != failed_before {
+            return None;
+        }
+        let Some(latest) = read().await else {
+            self.failed_reads.fetch_add(1, Ordering::SeqCst);
+            return None;
+        };
         *last = Some((now, latest.clone()));
         Some((latest, Relay::Upstream))
     }
