@@ -442,7 +442,21 @@ fn hostile(url: &str) -> Vec<Hostile> {
         ),
         ("an unspoken version named in both", vec![Set(v, canary.clone())], unspoken, 400, -32022),
         ("a dated unspoken version", vec![Set(v, "1900-01-01".into())], dated, 400, -32022),
-        ("_meta without the capabilities", vec![], incomplete, 400, -32602),
+        ("_meta without the capabilities", vec![], incomplete.clone(), 400, -32602),
+        (
+            "_meta without the capabilities, no header",
+            vec![Drop(v)],
+            incomplete.clone(),
+            400,
+            -32602,
+        ),
+        (
+            "_meta without the capabilities, a handshake header",
+            vec![Set(v, "2025-11-25".into())],
+            incomplete,
+            400,
+            -32602,
+        ),
         ("_meta not an object", vec![], not_an_object, 400, -32602),
         ("a tool that is not ours", vec![Set(n, canary.clone())], Some(not_ours), 400, -32602),
         (

@@ -68,19 +68,25 @@ pub(super) fn read_era(headers: &http::HeaderMap, body: &[u8]) -> Option<Result<
     Some(headers::era(headers, &call.method, &params).map_err(|refusal| refusal.code()))
 }
 
-/// The answer carrying `error` for the request `id`: HTTP 200 in the handshake era, as
-/// 2026-07-28 says otherwise (404 for an unknown method, else 400); a header or version
-/// refusal is 400 in both.
+/// The answer carrying `error` for the request `id`, with [`status`].
 fn refused(id: &Value, error: &McpError, stateless: bool) -> ApiResponse {
-    let status = match error {
-        McpError::HeaderMismatch(_) | McpError::UnsupportedVersion { .. } => {
-            StatusCode::BAD_REQUEST
-        }
+    jsonrpc::failure(&Failure::new(id, error.object()), status(error, stateless))
+}
+
+/// The HTTP status of `error`: HTTP 200 in the handshake era, as 2026-07-28 says otherwise
+/// (404 for an unknown method, else 400, as the official MCP SDK's `ERROR_CODE_HTTP_STATUS`
+/// maps them). The errors only a 2026-07-28 request can meet (a header or version refusal,
+/// a `_meta` that names a version but is incomplete) are 400 whatever its headers say, so
+/// one error has one status.
+fn status(error: &McpError, stateless: bool) -> StatusCode {
+    match error {
+        McpError::HeaderMismatch(_)
+        | McpError::UnsupportedVersion { .. }
+        | McpError::MetaIncomplete => StatusCode::BAD_REQUEST,
         _ if !stateless => StatusCode::OK,
         McpError::MethodNotFound => StatusCode::NOT_FOUND,
-        _ => StatusCode::BAD_REQUEST,
-    };
-    jsonrpc::failure(&Failure::new(id, error.object()), status)
+        McpError::InvalidParams => StatusCode::BAD_REQUEST,
+    }
 }
 
 impl<S: Stores> Service<S> {
@@ -126,6 +132,34 @@ impl<S: Stores> Service<S> {
                 Err(refusal) => refused(&id, &refusal, stateless),
             },
             _ => refused(&id, &McpError::MethodNotFound, stateless),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::error::Header;
+
+    /// (the error, whether the request is answered as the stateless era answers, the status)
+    #[test]
+    fn one_error_has_one_status_in_each_era() {
+        let unsupported = McpError::unsupported("1900-01-01");
+        let header = McpError::HeaderMismatch(Header::Method);
+        let vectors: [(McpError, bool, u16); 10] = [
+            (McpError::MetaIncomplete, true, 400),
+            (McpError::MetaIncomplete, false, 400),
+            (header.clone(), true, 400),
+            (header, false, 400),
+            (unsupported.clone(), true, 400),
+            (unsupported, false, 400),
+            (McpError::MethodNotFound, true, 404),
+            (McpError::MethodNotFound, false, 200),
+            (McpError::InvalidParams, true, 400),
+            (McpError::InvalidParams, false, 200),
+        ];
+        for (error, stateless, expected) in vectors {
+            assert_eq!(status(&error, stateless).as_u16(), expected, "{error:?} {stateless}");
         }
     }
 }
