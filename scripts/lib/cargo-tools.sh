@@ -18,11 +18,6 @@ CARGO_FUZZ_VERSION=0.13.2      # the fuzz targets' builds and runs (scripts/fuzz
 # unless it is there already, and prints the binary's path. The version is read from the
 # folder's install record (`cargo install --list`), not from `--version`: cargo-auditable
 # answers only when cargo runs it.
-#
-# Built with a quick release profile (opt-level 1, no LTO, 16 codegen units, no debug info):
-# these tools read a lock file, a binary or a metadata graph once per run, in well under a
-# second either way, and their own release profiles (LTO, one codegen unit) made them the
-# cold run's largest cost. docs/benchmarks.md has both install times.
 installed() {
     local name=$1 version=$2
     local root="${PAYABILITY_TOOLS_DIR:-$PWD/target}/$name-$version"
@@ -30,9 +25,7 @@ installed() {
         ! cargo install --list --root "$root" 2>/dev/null | grep -qxF "$name v$version:"; then
         echo "== installing $name $version (cargo install --locked) into $root" >&2
         rm -rf "$root"
-        CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
-            CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
-            cargo install --quiet --locked --version "$version" --root "$root" "$name" >&2
+        cargo install --quiet --locked --version "$version" --root "$root" "$name" >&2
     fi
     echo "$root/bin/$name"
 }
