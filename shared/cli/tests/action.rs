@@ -398,18 +398,23 @@ impl Release {
         let tag = dir.join(&format!("v{VERSION}"));
         std::fs::create_dir_all(&tag).unwrap();
         let archive = tag.join(format!("payability-cli-v{VERSION}-{LINUX_X64_ARCHIVE}"));
+        let release = Self { dir, archive };
+        release.pack(&stage);
+        release
+    }
+
+    /// The archive made anew of `stage`'s `payability`, and SHA256SUMS naming it.
+    fn pack(&self, stage: &Path) {
         let tar = Command::new("tar")
             .arg("-czf")
-            .arg(&archive)
+            .arg(&self.archive)
             .arg("-C")
-            .arg(&stage)
+            .arg(stage)
             .arg("payability")
             .status()
             .unwrap();
         assert!(tar.success());
-        let release = Self { dir, archive };
-        release.write_sums(&release.archive_name());
-        release
+        self.write_sums(&self.archive_name());
     }
 
     fn archive_name(&self) -> String {
@@ -491,16 +496,7 @@ fn the_release_archive_runs_only_when_its_sha256_is_the_one_its_sums_file_lists(
     let stage = release.dir.join("linked");
     std::fs::create_dir_all(&stage).unwrap();
     std::os::unix::fs::symlink("/bin/true", stage.join("payability")).unwrap();
-    let tar = Command::new("tar")
-        .arg("-czf")
-        .arg(&release.archive)
-        .arg("-C")
-        .arg(&stage)
-        .arg("payability")
-        .status()
-        .unwrap();
-    assert!(tar.success());
-    release.write_sums(&release.archive_name());
+    release.pack(&stage);
     let (runner, ran) = release_run(&release, &url);
     assert_eq!(code(&ran), Some(1), "{ran}");
     assert!(ran.stdout.contains("a link is refused"), "{ran}");

@@ -54,6 +54,20 @@ fn latest_blockhash_call() -> Value {
            "params": [{"commitment": "confirmed"}]})
 }
 
+/// The service the relay tests send to: a fresh SQLite store in `dir`, the stand-ins' clock and
+/// facilitator, and `rpc` as the Solana RPC its page relays to.
+fn relaying_to(
+    rpc: &StandIn,
+    stand_ins: &StandIns,
+    dir: &ScratchDir,
+) -> Arc<Service<PausingStore<SqliteStore>>> {
+    let db = dir.join("store.sqlite3");
+    let store = PausingStore::new(SqliteStore::open(&db).expect("a fresh SQLite store"));
+    let base = config(&stand_ins.facilitator, &stand_ins.rpc, StoreChoice::Embedded(db));
+    let config = ServiceConfig { solana_rpc_url: Some(rpc.url("/")), ..base };
+    Arc::new(Service::new(config, &SEED, store, stand_ins.clock.function()).expect("the service"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rpc_relay_reuses_a_blockhash_for_two_seconds_and_asks_once_for_concurrent_misses() {
     let upstream = Arc::new(AtomicUsize::new(0));
@@ -71,13 +85,7 @@ async fn the_rpc_relay_reuses_a_blockhash_for_two_seconds_and_asks_once_for_conc
     });
     let stand_ins = StandIns::start().await;
     let dir = ScratchDir::new("browser-routes");
-    let db = dir.join("store.sqlite3");
-    let store = PausingStore::new(SqliteStore::open(&db).expect("a fresh SQLite store"));
-    let base = config(&stand_ins.facilitator, &stand_ins.rpc, StoreChoice::Embedded(db));
-    let config = ServiceConfig { solana_rpc_url: Some(rpc.url("/")), ..base };
-    let service = Arc::new(
-        Service::new(config, &SEED, store, stand_ins.clock.function()).expect("the service"),
-    );
+    let service = relaying_to(&rpc, &stand_ins, &dir);
     let (mut from_cache, mut from_upstream) = (0, 0);
     for _ in 0..RELAYS / PARALLEL {
         let mut round = tokio::task::JoinSet::new();
@@ -116,13 +124,7 @@ async fn requests_waiting_behind_a_hanging_rpc_share_its_failure_and_the_next_on
     let rpc = StandIn::start(Arc::new(|_| Box::pin(std::future::pending())));
     let stand_ins = StandIns::start().await;
     let dir = ScratchDir::new("browser-routes-hanging");
-    let db = dir.join("store.sqlite3");
-    let store = PausingStore::new(SqliteStore::open(&db).expect("a fresh SQLite store"));
-    let base = config(&stand_ins.facilitator, &stand_ins.rpc, StoreChoice::Embedded(db));
-    let config = ServiceConfig { solana_rpc_url: Some(rpc.url("/")), ..base };
-    let service = Arc::new(
-        Service::new(config, &SEED, store, stand_ins.clock.function()).expect("the service"),
-    );
+    let service = relaying_to(&rpc, &stand_ins, &dir);
     let mut waiting = tokio::task::JoinSet::new();
     for _ in 0..30 {
         waiting.spawn(unavailable_relay(Arc::clone(&service)));
