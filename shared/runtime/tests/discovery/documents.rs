@@ -6,6 +6,7 @@ use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256};
 use payability_core::signing::canonical_bytes;
 use payability_runtime::api::discovery::CORPUS_JSON;
 use payability_runtime::api::{Publication, answer_criteria};
+use payability_runtime::mcp::tools::Tool;
 use payability_runtime::routes::Route;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -23,7 +24,8 @@ async fn well_known_x402_lists_the_paid_routes_and_each_answers_an_unpaid_reques
         .filter(|r| r.paid().is_some())
         .map(|r| format!("{PUBLIC_BASE_URL}{}", r.path()))
         .collect();
-    assert_eq!(answer.body, json!({"version": 1, "resources": expected}));
+    assert_eq!(answer.body["version"], 1);
+    assert_eq!(answer.body["resources"], json!(expected));
     for resource in expected {
         let path = resource.strip_prefix(PUBLIC_BASE_URL).unwrap();
         for method in [Method::GET, Method::POST] {
@@ -181,4 +183,53 @@ async fn every_free_json_answer_matches_the_schema_openapi_gives_it() {
             }
         }
     }
+}
+
+/// The one version and the one list of tools every discovery document names: the MCP registry
+/// listing's version (server.json, the workspace's) in the agent card, OpenAPI, llms.txt,
+/// `/.well-known/x402` and MCP's `serverInfo`; the MCP tools, in `tools/list` order, as the
+/// agent card's skills and in llms.txt; the paid tools as the well-known resources.
+#[tokio::test]
+async fn every_discovery_document_names_the_listings_version_and_the_same_tools() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../server.json");
+    let listing: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let version = listing["version"].as_str().unwrap();
+    assert_eq!(version, env!("CARGO_PKG_VERSION"), "the listing is the workspace's version");
+    let tools: Vec<&str> = Tool::ALL.into_iter().map(|tool| tool.route().name()).collect();
+    let world = World::start().await;
+
+    let card = world.get("/.well-known/agent-card.json").await.body;
+    assert_eq!(card["version"], version, "the agent card");
+    let skills: Vec<&Value> = card["skills"].as_array().unwrap().iter().map(|s| &s["id"]).collect();
+    assert_eq!(json!(skills), json!(tools), "the agent card's skills");
+
+    assert_eq!(world.openapi().await["info"]["version"], version, "OpenAPI");
+
+    let llms = String::from_utf8(world.get("/llms.txt").await.bytes).unwrap();
+    assert!(llms.contains(&format!("\nVersion: {version}\n")), "llms.txt: {llms}");
+    for tool in &tools {
+        assert!(llms.contains(&format!("`{tool}`")), "llms.txt names the tool {tool}");
+    }
+
+    let well_known = world.get("/.well-known/x402").await.body;
+    let instructions = well_known["instructions"].as_str().unwrap();
+    assert!(instructions.starts_with(&format!("payability-verdict {version}: ")), "{instructions}");
+    let paid: Vec<String> = Tool::ALL
+        .into_iter()
+        .filter(|tool| matches!(tool, Tool::Paid(_)))
+        .map(|tool| format!("{PUBLIC_BASE_URL}{}", tool.route().path()))
+        .collect();
+    assert_eq!(well_known["resources"], json!(paid), "the well-known resources");
+
+    let mut initialize = World::bare(Method::POST, Route::Mcp.path());
+    initialize.headers.insert("content-type", "application/json".parse().unwrap());
+    initialize.headers.insert("accept", "application/json, text/event-stream".parse().unwrap());
+    initialize.body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "discovery-test", "version": "1"}}})
+    .to_string()
+    .into_bytes();
+    // The JSON-RPC answer as it is (World::send reads /mcp answers as tool results).
+    let answer = Answer::from(world.service.handle(initialize).await.into_http());
+    assert_eq!(answer.body["result"]["serverInfo"]["version"], version, "MCP: {}", answer.body);
 }

@@ -20,6 +20,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
          payable, as served right now to an unauthenticated stranger (criteria {CRITERIA_ID}).\n\
          \n\
          Base URL: {base}\n\
+         Version: {version}\n\
          \n\
          People: open {page} in a browser: the free pre-check, a verdict paid with a Solana \
          browser wallet, the report verified in the page.\n\
@@ -74,6 +75,7 @@ pub(super) fn llms_txt(base: &Base) -> String {
          `corpus_replay` in {criteria})\n\
          - {well_known}: the paid resources\n",
         base = base.url(""),
+        version = env!("CARGO_PKG_VERSION"),
         page = base.url(Route::Page.path()),
         mcp = url(Route::Mcp),
         a2a = url(Route::A2a),

@@ -48,11 +48,18 @@ pub struct Publication {
     pub public_base_url: Option<String>,
 }
 
-/// `GET /.well-known/x402`: the paid resources, as x402scan's discovery reads them.
+/// `GET /.well-known/x402`: the paid resources, as x402scan's discovery reads them, and its
+/// optional `instructions`: this service's version and where to read how to pay and verify.
 pub fn well_known_x402(base: &Base) -> Value {
     let resources: Vec<String> =
         Route::ALL.into_iter().filter(|r| r.paid().is_some()).map(|r| base.url(r.path())).collect();
-    json!({"version": 1, "resources": resources})
+    let instructions = format!(
+        "payability-verdict {version}: signed verdicts on x402 402 challenges; how to pay, call \
+         and verify: {llms}",
+        version = env!("CARGO_PKG_VERSION"),
+        llms = base.url(Route::LlmsTxt.path()),
+    );
+    json!({"version": 1, "resources": resources, "instructions": instructions})
 }
 
 /// The JSON Schema of a document OpenAPI publishes under `name` (`CheckReport`,

@@ -424,6 +424,7 @@ fn well_known_x402() -> Value {
         vec![
             ("version", json!({"const": 1})),
             ("resources", json!({"type": "array", "items": {"type": "string", "format": "uri"}})),
+            ("instructions", json!({"type": "string"})),
         ],
         &[],
     )
