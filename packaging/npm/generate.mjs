@@ -6,22 +6,23 @@
 //
 //   node packaging/npm/generate.mjs --version V --binary PATH --out DIR
 //
-// The binary is this machine's (its platform is detected as the launcher detects it). Prints
-// the two package directories it wrote, main first, one a line.
-import { execSync } from "node:child_process";
+// The binary is this machine's (its platform is detected as the launcher detects it). The main
+// package carries `mcpName`, the MCP registry's proof that the listing in server.json (its
+// `name`) owns it. Prints the two package directories it wrote, main first, one a line.
 import * as fs from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { PLATFORMS, thisPlatform } from "../platform.mjs";
 
 // Unscoped platform packages, `payability-<os>-<arch>[-musl]`: the `@payability` scope is an
 // npm organisation we do not hold (see scripts/package). bin/payability holds the same prefix.
 const PREFIX = "payability";
-// The platforms the binary builds for (the signing key file is Unix-only: no win32).
-const PLATFORMS = ["darwin-x64", "darwin-arm64", "linux-x64", "linux-arm64", "linux-x64-musl", "linux-arm64-musl"];
 const REPOSITORY = "https://github.com/payability-verdict/payability-verdict";
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** The MCP registry listing's name (server.json at the repository root). */
+const MCP_NAME = JSON.parse(fs.readFileSync(resolve(here, "../../server.json"), "utf8")).name;
 const { values } = parseArgs({
 	options: { version: { type: "string" }, binary: { type: "string" }, out: { type: "string" } },
 });
@@ -32,17 +33,6 @@ for (const name of ["version", "binary", "out"]) {
 	}
 }
 const { version, binary, out } = values;
-
-/** musl rather than glibc, as the launcher tells (biome's test). */
-function isMusl() {
-	let output;
-	try {
-		output = execSync("ldd --version", { stdio: ["pipe", "pipe", "pipe"] });
-	} catch (err) {
-		output = err.stderr;
-	}
-	return output != null && output.indexOf("musl") > -1;
-}
 
 const common = {
 	version,
@@ -58,11 +48,7 @@ function write(dir, manifest, readme) {
 	fs.writeFileSync(resolve(dir, "README.md"), readme);
 }
 
-const platform = `${process.platform}-${process.arch}${process.platform === "linux" && isMusl() ? "-musl" : ""}`;
-if (!PLATFORMS.includes(platform)) {
-	console.error(`generate.mjs: ${platform} is not a platform the packages name (${PLATFORMS.join(", ")})`);
-	process.exit(1);
-}
+const platform = thisPlatform("generate.mjs");
 
 const mainDir = resolve(out, "payability");
 write(
@@ -72,6 +58,7 @@ write(
 		description: "Signed, field-level payability verdicts on x402 402 challenges: the `payability` command.",
 		...common,
 		keywords: ["x402", "402", "payments", "verdict", "cli"],
+		mcpName: MCP_NAME,
 		bin: { payability: "bin/payability" },
 		files: ["bin/payability", "README.md"],
 		optionalDependencies: Object.fromEntries(PLATFORMS.map((p) => [`${PREFIX}-${p}`, version])),

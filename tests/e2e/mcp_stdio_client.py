@@ -7,13 +7,18 @@ over its stdin and stdout, as an agent's MCP host does. With `--sdk 1` it is `mc
 `criteria`, `precheck` and `check` of the target, then the hostile calls below, and prints one
 JSON line.
 
-    python mcp_stdio_client.py --binary PATH --target URL --server-stderr FILE
-        [--sdk 1|2] [--mode auto|2026-07-28|legacy]
+    python mcp_stdio_client.py (--binary PATH | --manifest FILE) --target URL
+        --server-stderr FILE [--sdk 1|2] [--mode auto|2026-07-28|legacy]
 
-The server's standard error is written to FILE (the test reads it for custody). The server is
-given PAYABILITY_SIGNING_KEY_FILE from this process's environment.
+With `--manifest`, the server is the one an MCP bundle's manifest.json (unpacked) names, run
+as an MCP host runs it: its `mcp_config` command, arguments and environment, `${__dirname}`
+being the manifest's folder; private targets are allowed by PAYABILITY_ALLOW_PRIVATE_TARGETS=1
+instead of the `--allow-private` argument. The server's standard error is written to FILE (the
+test reads it for custody). The server is given PAYABILITY_SIGNING_KEY_FILE from this
+process's environment.
 
 Output (stdout, one line): {"sdk", "mode", "protocol_version", "tools": [names],
+"descriptions": {name: description},
 "criteria": the criteria tool's result, "precheck": its result, "check": its result,
 "hostile": [{"call", "result"} or {"call", "error_code"}], "error" (null, or why it stopped)}.
 A result is the SDK's CallToolResult dumped by alias (isError, structuredContent, content, ...).
@@ -60,13 +65,27 @@ def server_parameters(args, StdioServerParameters):
     for name in ("PAYABILITY_SIGNING_KEY_FILE",):
         if name in os.environ:
             env[name] = os.environ[name]
-    return StdioServerParameters(command=args.binary, args=["mcp", "--allow-private"], env=env)
+    if args.binary:
+        return StdioServerParameters(command=args.binary, args=["mcp", "--allow-private"], env=env)
+    with open(args.manifest) as f:
+        config = json.load(f)["server"]["mcp_config"]
+    folder = os.path.dirname(os.path.abspath(args.manifest))
+
+    def here(text):
+        return text.replace("${__dirname}", folder)
+
+    env.update({name: here(value) for name, value in config.get("env", {}).items()})
+    env["PAYABILITY_ALLOW_PRIVATE_TARGETS"] = "1"
+    return StdioServerParameters(
+        command=here(config["command"]), args=[here(arg) for arg in config.get("args", [])], env=env
+    )
 
 
 async def calls(call_tool, list_tools, args, out: dict) -> None:
     """The calls both SDKs make, through their own call_tool and list_tools."""
     listed = await list_tools()
     out["tools"] = [tool.name for tool in listed.tools]
+    out["descriptions"] = {tool.name: tool.description for tool in listed.tools}
     out["criteria"] = plain(await call_tool("criteria", {}, None))
     precheck = {"url": args.target, "op": "check"}
     out["precheck"] = plain(await call_tool("precheck", precheck, None))
@@ -112,13 +131,15 @@ async def run_sdk2(args, out: dict, errlog) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", required=True)
+    server = parser.add_mutually_exclusive_group(required=True)
+    server.add_argument("--binary")
+    server.add_argument("--manifest")
     parser.add_argument("--target", required=True)
     parser.add_argument("--server-stderr", required=True)
     parser.add_argument("--sdk", choices=["1", "2"], default="2")
     parser.add_argument("--mode", default="auto")
     args = parser.parse_args()
-    out = {"sdk": args.sdk, "mode": args.mode, "protocol_version": None, "tools": [],
+    out = {"sdk": args.sdk, "mode": args.mode, "protocol_version": None, "tools": [], "descriptions": {},
            "criteria": None, "precheck": None, "check": None, "hostile": [], "error": None}
     status = 0
     with open(args.server_stderr, "w") as errlog:

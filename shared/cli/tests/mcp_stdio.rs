@@ -38,7 +38,7 @@ const SEED_B64: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
 const CLIENT_WITHIN: Duration = Duration::from_secs(180);
 
 /// The test key's seed file (owner-only).
-fn key_file() -> ScratchFile {
+pub(crate) fn key_file() -> ScratchFile {
     let key = ScratchFile::new("mcp-stdio", "seed");
     std::fs::write(&key, SEED_B64).unwrap();
     std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
@@ -68,20 +68,39 @@ fn seller() -> StandIn {
 }
 
 /// The descriptors of a criteria document's `signing_keys`.
-fn keys_of(criteria: &Value) -> Vec<PublicKeyDescriptor> {
+pub(crate) fn keys_of(criteria: &Value) -> Vec<PublicKeyDescriptor> {
     let keys = criteria["signing_keys"].as_array().cloned().unwrap_or_default();
     keys.into_iter().map(|key| serde_json::from_value(key).unwrap()).collect()
 }
 
+/// The server the SDK client starts.
+pub(crate) enum Server<'a> {
+    /// This test build's `payability mcp --allow-private`.
+    ThisBinary,
+    /// The one an unpacked MCP bundle's `manifest.json` (this path) names.
+    Manifest(&'a Path),
+}
+
 /// One run of the SDK client: its JSON line and what the server wrote on stderr.
-fn client_run(python: &str, sdk: &str, mode: &str, target: &str, key: &Path) -> (Value, String) {
+pub(crate) fn client_run(
+    server: &Server,
+    python: &str,
+    sdk: &str,
+    mode: &str,
+    target: &str,
+    key: &Path,
+) -> (Value, String) {
     let (_, dir) = fixtures();
     let scratch = ScratchDir::new("mcp-stdio");
     let stderr_file = scratch.join("server-stderr.txt");
     let mut command = Command::new(python);
+    command.arg(format!("{dir}/mcp_stdio_client.py"));
+    match server {
+        Server::ThisBinary => command.args(["--binary", env!("CARGO_BIN_EXE_payability")]),
+        Server::Manifest(manifest) => command.arg("--manifest").arg(manifest),
+    };
     command
-        .arg(format!("{dir}/mcp_stdio_client.py"))
-        .args(["--binary", env!("CARGO_BIN_EXE_payability"), "--target", target])
+        .args(["--target", target])
         .arg("--server-stderr")
         .arg(&stderr_file)
         .args(["--sdk", sdk, "--mode", mode])
@@ -117,7 +136,8 @@ fn the_official_sdks_stdio_clients_get_verified_reports_and_closed_form_refusals
     let target = seller.url("/seller");
     for (runs, (python_var, sdk, mode, revision)) in (1..).zip(vectors) {
         let python = std::env::var(python_var).expect("scripts/test exports the SDKs' pythons");
-        let (run, stderr) = client_run(&python, sdk, mode, &target, key.as_ref());
+        let (run, stderr) =
+            client_run(&Server::ThisBinary, &python, sdk, mode, &target, key.as_ref());
         let said = format!("sdk {sdk} {mode}: {run}");
         assert_eq!(run["protocol_version"], revision, "{said}");
         assert_eq!(run["tools"], json!(["criteria", "precheck", "check", "memo"]), "{said}");

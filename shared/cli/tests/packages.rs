@@ -1,12 +1,16 @@
-//! The npm and PyPI packages as a user installs them: `scripts/package --binary` packs this
-//! test binary's `payability`, and the tarballs and the wheel are installed offline, from the
-//! files alone, into a fresh npm project and a fresh virtualenv. Each entry point (npm's
-//! launcher, the wheel's script, `python -m payability`) checks a loopback seller and prints
-//! a signed report; the launcher passes exit codes and signals through and honours
-//! `PAYABILITY_BINARY`. Needs node, npm and python3 on PATH, nothing else.
+//! The npm and PyPI packages and the MCP bundle as a user installs them: `scripts/package
+//! --binary` packs this test binary's `payability`, and the tarballs and the wheel are installed
+//! offline, from the files alone, into a fresh npm project and a fresh virtualenv. Each entry
+//! point (npm's launcher, the wheel's script, `python -m payability`) checks a loopback seller
+//! and prints a signed report; the launcher passes exit codes and signals through and honours
+//! `PAYABILITY_BINARY`. The bundle, unpacked by the bundle format's own CLI, serves its tools to
+//! both official MCP SDKs as its manifest says; and the MCP registry listing (server.json) names
+//! these packages as they were made and as the registry proves them ours. Needs `scripts/test`
+//! (the packaging tools, the MCP SDKs' pythons).
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,10 +18,14 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use payability_core::signing::verify_signed;
+use payability_runtime::mcp::tools::Tool;
 use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
+use crate::mcp_stdio::{Server, client_run, key_file, keys_of};
 use crate::support::world::{Ran, run_bounded};
 use crate::support::{HOUSE_TOKEN, WALLET};
 
@@ -33,6 +41,7 @@ struct Artefacts {
     main: PathBuf,
     platform: PathBuf,
     wheel: PathBuf,
+    bundle: PathBuf,
 }
 
 /// The one file in `dir` whose name satisfies `wanted`.
@@ -64,8 +73,11 @@ fn package(out: &Path) -> Artefacts {
         wheel: only(&out.join("pypi"), |n| {
             n.starts_with(&format!("payability-{version}-py3-none-")) && n.ends_with(".whl")
         }),
+        bundle: only(&out.join("mcpb"), |n| {
+            n.starts_with(&format!("payability-{version}-")) && n.ends_with(".mcpb")
+        }),
     };
-    for path in [&artefacts.main, &artefacts.platform, &artefacts.wheel] {
+    for path in [&artefacts.main, &artefacts.platform, &artefacts.wheel, &artefacts.bundle] {
         let name = path.file_name().unwrap().to_str().unwrap();
         assert!(ran.stdout.contains(name), "the script names each artefact and its size: {ran}");
     }
@@ -256,6 +268,157 @@ fn launcher_forwards_signals(launcher: &Path, home: &Path) {
     }
 }
 
+/// The MCP registry listing at the repository root.
+fn listing() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../server.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The listing's package of `registry_type`, the one it must be.
+fn listed_package(listing: &Value, registry_type: &str) -> Value {
+    let packages = listing["packages"].as_array().unwrap();
+    let found: Vec<&Value> =
+        packages.iter().filter(|p| p["registryType"] == registry_type).collect();
+    assert_eq!(found.len(), 1, "one {registry_type} package: {packages:?}");
+    found[0].clone()
+}
+
+/// `text` names the listing as the registry reads an ownership proof: `mcp-name: NAME`
+/// followed by a boundary (whitespace, a tag, the end), on a line that is not a comment.
+fn proves(text: &str, name: &str) -> bool {
+    let token = format!("mcp-name: {name}");
+    text.lines().filter(|line| !line.contains("<!--")).any(|line| {
+        line.match_indices(&token).any(|(at, _)| {
+            let after = line[at + token.len()..].chars().next();
+            after.is_none_or(|c| c.is_whitespace() || c == '<' || c == '`')
+        })
+    })
+}
+
+/// The listing names the packages as `scripts/package` made them and as the registry proves
+/// them ours: the installed npm package's name and `mcpName`; the installed wheel's name and
+/// its README's `mcp-name:` line; this crate's name and its README's visible line (crates.io
+/// drops comments); each at the workspace version, run as `<package> mcp` over stdio.
+fn listing_names_the_packages(modules: &Path, venv: &Path) {
+    let listing = listing();
+    let (name, version) = (listing["name"].as_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    assert_eq!(listing["version"], version);
+    for registry_type in ["npm", "pypi", "cargo"] {
+        let package = listed_package(&listing, registry_type);
+        assert_eq!(package["version"], version, "{package}");
+        assert_eq!(package["transport"], json!({"type": "stdio"}), "{package}");
+        let arguments = json!([{"type": "positional", "value": "mcp"}]);
+        assert_eq!(package["packageArguments"], arguments, "{package}");
+    }
+
+    let npm: Value =
+        serde_json::from_slice(&std::fs::read(modules.join("payability/package.json")).unwrap())
+            .unwrap();
+    assert_eq!(listed_package(&listing, "npm")["identifier"], npm["name"]);
+    assert_eq!(npm["mcpName"], name, "npm's ownership proof: {npm}");
+
+    let pypi = listed_package(&listing, "pypi");
+    let identifier = pypi["identifier"].as_str().unwrap();
+    let dist_info = format!("{identifier}-{version}.dist-info");
+    let metadata = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .map(|python| python.unwrap().path().join("site-packages").join(&dist_info))
+        .find(|path| path.is_dir())
+        .map(|path| std::fs::read_to_string(path.join("METADATA")).unwrap())
+        .unwrap_or_else(|| panic!("the wheel's {dist_info} is installed"));
+    assert!(metadata.contains(&format!("\nName: {identifier}\n")), "{metadata}");
+    assert!(metadata.contains(&format!("\nVersion: {version}\n")), "{metadata}");
+    assert!(proves(&metadata, name), "PyPI's ownership proof, in the wheel's README");
+
+    assert_eq!(listed_package(&listing, "cargo")["identifier"], env!("CARGO_PKG_NAME"));
+    let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    assert!(proves(&std::fs::read_to_string(readme).unwrap(), name), "the crate's README");
+}
+
+#[test]
+fn an_ownership_proof_is_the_token_then_a_boundary_outside_a_comment() {
+    for (text, proven) in [
+        ("mcp-name: a/b\n", true),
+        ("x `mcp-name: a/b` y", true),
+        ("<p>mcp-name: a/b</p>", true),
+        ("<!-- mcp-name: a/b -->", false),
+        ("mcp-name: a/b.", false),
+        ("mcp-name: a/bc", false),
+        ("mcp-name: a/c", false),
+    ] {
+        assert_eq!(proves(text, "a/b"), proven, "{text}");
+    }
+}
+
+/// The MCP bundle as an MCP host installs it: unpacked by the bundle format's own CLI, its
+/// manifest runs the binary inside with `mcp`; the server it names, started by the official
+/// SDKs' stdio clients (`mcp` 1.x and 2.x) as the manifest says, lists the four tools with the
+/// manifest's descriptions and checks the loopback seller, the report verified against its
+/// criteria tool's key, with nothing on stderr. The release's listing names the bundle by its
+/// release URL and SHA-256.
+fn bundle_serves_its_tools(bundle: &Path, url: &str, dir: &Path) {
+    let modules = std::env::var("PAYABILITY_TEST_MCP_PACKAGING_MODULES")
+        .expect("scripts/test exports the packaging tools");
+    let unpacked = dir.join("bundle");
+    let mut unpack = Command::new(Path::new(&modules).join(".bin/mcpb"));
+    unpack.arg("unpack").arg(bundle).arg(&unpacked);
+    succeeded(run_bounded(unpack, RUN_WITHIN), "mcpb unpack");
+    let manifest_path = unpacked.join("manifest.json");
+    let manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"), "{manifest}");
+    let server = &manifest["server"];
+    assert_eq!(server["type"], "binary", "{manifest}");
+    let entry_point = server["entry_point"].as_str().unwrap();
+    assert_eq!(server["mcp_config"]["command"], format!("${{__dirname}}/{entry_point}"));
+    assert_eq!(server["mcp_config"]["args"], json!(["mcp"]), "{manifest}");
+    let mode = std::fs::metadata(unpacked.join(entry_point)).unwrap().permissions().mode();
+    assert_ne!(mode & 0o111, 0, "the unpacked binary is executable");
+    let names: Vec<&str> = Tool::ALL.into_iter().map(|tool| tool.route().name()).collect();
+    let described: serde_json::Map<String, Value> = manifest["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| (tool["name"].as_str().unwrap().to_owned(), tool["description"].clone()))
+        .collect();
+    assert_eq!(described.keys().collect::<Vec<_>>().len(), names.len(), "{manifest}");
+
+    let key = key_file();
+    for (python_var, sdk) in
+        [("PAYABILITY_TEST_X402_PYTHON", "1"), ("PAYABILITY_TEST_MCP2_PYTHON", "2")]
+    {
+        let python = std::env::var(python_var).expect("scripts/test exports the SDKs' pythons");
+        let manifest = Server::Manifest(&manifest_path);
+        let (run, stderr) = client_run(&manifest, &python, sdk, "auto", url, key.as_ref());
+        let said = format!("sdk {sdk}: {run}");
+        assert_eq!(run["tools"], json!(names), "{said}");
+        assert_eq!(run["descriptions"], Value::Object(described.clone()), "{said}");
+        let keys = keys_of(&run["criteria"]["structuredContent"]);
+        let report = &run["check"]["structuredContent"];
+        assert_eq!((&report["state"], &report["url"]), (&json!("POPULATED"), &json!(url)));
+        assert!(verify_signed(report, &keys).is_ok(), "{said}");
+        assert_eq!(stderr, "", "nothing on stderr: {said}");
+    }
+
+    let bundles = bundle.parent().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/package");
+    let mut release = Command::new(script);
+    release.args(["--listing", "--bundles"]).arg(bundles);
+    succeeded(run_bounded(release, RUN_WITHIN), "scripts/package --listing --bundles");
+    let released: Value =
+        serde_json::from_slice(&std::fs::read(bundles.join("server.json")).unwrap()).unwrap();
+    let mcpb = listed_package(&released, "mcpb");
+    let file = bundle.file_name().unwrap().to_str().unwrap();
+    let release_url = format!(
+        "{}/releases/download/v{}/{file}",
+        listing()["repository"]["url"].as_str().unwrap(),
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(mcpb["identifier"], release_url, "{mcpb}");
+    let sha256: String =
+        Sha256::digest(std::fs::read(bundle).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(mcpb["fileSha256"], sha256, "{mcpb}");
+}
+
 /// A process group, killed (SIGKILL, by its id) on drop: nothing a test started outlives it.
 struct Group(u32);
 
@@ -267,7 +430,8 @@ impl Drop for Group {
 }
 
 #[test]
-fn npm_and_pypi_packages_install_offline_and_each_entry_point_reaches_a_signed_verdict() {
+fn every_package_installs_offline_each_entry_point_reaches_a_signed_verdict_and_the_listing_names_them()
+ {
     let dir = ScratchDir::new("packages");
     let artefacts = package(&dir.join("out"));
     let (_seller, url) = seller();
@@ -295,4 +459,7 @@ fn npm_and_pypi_packages_install_offline_and_each_entry_point_reaches_a_signed_v
 
     launcher_passes_exit_codes_and_honours_the_override(&launcher, &npm_home);
     launcher_forwards_signals(&launcher, &npm_home);
+
+    listing_names_the_packages(&dir.join("npm-project/node_modules"), &dir.join("venv"));
+    bundle_serves_its_tools(&artefacts.bundle, &url, dir.path());
 }
