@@ -8,7 +8,7 @@ use payability_core::op::PaidOp;
 use payability_core::payment::x402::Network;
 use payability_core::policy::MAX_URL_BYTES;
 use payability_runtime::api::MAX_REQUEST_BODY_BYTES;
-use payability_runtime::mcp::era;
+use payability_runtime::mcp::versions;
 use payability_runtime::settings;
 use serde_json::Value;
 
@@ -272,9 +272,9 @@ Exit codes:
 pub(crate) fn mcp() -> String {
     let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
     let key_environment = key_environment();
-    let stateless = era::STATELESS_VERSIONS.join(", ");
-    let newest = era::HANDSHAKE_VERSIONS[0];
-    let oldest = era::HANDSHAKE_VERSIONS[era::HANDSHAKE_VERSIONS.len() - 1];
+    let stateless = versions::STATELESS_VERSIONS.join(", ");
+    let newest = versions::HANDSHAKE_VERSIONS[0];
+    let oldest = versions::HANDSHAKE_VERSIONS[versions::HANDSHAKE_VERSIONS.len() - 1];
     let cap = MAX_REQUEST_BODY_BYTES;
     format!(
         "Transport (MCP's stdio):

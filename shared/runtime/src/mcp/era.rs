@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::error::McpError;
+use super::versions::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
 
 /// The `_meta` key a stateless request names its protocol version under.
 pub const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
@@ -21,18 +22,6 @@ pub const PAYMENT_EXTENSION: &str = "org.x402/payment";
 
 /// The method only the stateless era has: what the server speaks and offers.
 pub const DISCOVER: &str = "server/discover";
-
-/// The stateless revisions spoken (every request carries its version), newest first.
-pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
-
-/// The handshake revisions spoken (`initialize` agrees one), newest first.
-pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// Every revision spoken, newest first: `server/discover`'s `supportedVersions` and an
-/// unsupported version's `data.supported`.
-pub fn supported_versions() -> Vec<&'static str> {
-    STATELESS_VERSIONS.into_iter().chain(HANDSHAKE_VERSIONS).collect()
-}
 
 /// How a request is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,6 +150,5 @@ mod tests {
         assert_eq!(agreed_handshake_version(Some("2025-06-18")), "2025-06-18");
         assert_eq!(agreed_handshake_version(Some("2026-07-28")), "2025-11-25");
         assert_eq!(agreed_handshake_version(None), "2025-11-25");
-        assert_eq!(supported_versions()[0], STATELESS_VERSIONS[0]);
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::era::supported_versions;
+use super::versions::supported_versions;
 use crate::jsonrpc::code;
 
 /// MCP 2026-07-28's `HeaderMismatch`: an HTTP header is missing, malformed or disagrees with

@@ -9,10 +9,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::era::{
-    Era, PAYMENT_EXTENSION, SERVER_INFO_META, agreed_handshake_version, supported_versions,
-};
+use super::era::{Era, PAYMENT_EXTENSION, SERVER_INFO_META, agreed_handshake_version};
 use super::tools::{Offer, instructions};
+use super::versions::supported_versions;
 
 /// How long a public result stays fresh, in milliseconds: what the server speaks, its tools
 /// and the criteria document (the rule and the signing keys) change only with a deployment,

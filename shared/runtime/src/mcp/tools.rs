@@ -3,17 +3,17 @@
 //! answers them ([`Offer`]: the service, paid, or the command line, free and local); and a
 //! `tools/call` read ([`read_call`]).
 
-use payability_core::challenge::{PRICE_USDC_UNITS, price_usd};
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{
     SIGN_IN_WITH_X, SignInProof, SignInRefusal, decode_proof_header,
 };
+use payability_core::price::{PRICE_USDC_UNITS, price_usd};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::error::McpError;
-use crate::api::discovery::{mcp_input_schema, report_schema_name, standalone_schema};
 use crate::routes::Route;
+use crate::schemas::{mcp_input_schema, report_schema_name, standalone_schema};
 
 /// The `_meta` key of the payment a paid call carries.
 pub const PAYMENT_META: &str = "x402/payment";

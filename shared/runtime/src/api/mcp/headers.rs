@@ -8,8 +8,9 @@ use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
 use serde_json::{Map, Value};
 
-use crate::mcp::era::{self, Era, HANDSHAKE_VERSIONS, STATELESS_VERSIONS, stateless_meta};
+use crate::mcp::era::{self, Era, stateless_meta};
 use crate::mcp::error::{Header, MAX_MCP_NAME_HEADER_BYTES, McpError};
+use crate::mcp::versions::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
 
 /// The header naming the protocol version (both eras send it after `initialize`).
 pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
