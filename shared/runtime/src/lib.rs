@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod payment;
 pub mod routes;
 pub mod rules;
+mod schemas;
 pub mod secrets;
 pub mod settings;
 pub mod signing_key;

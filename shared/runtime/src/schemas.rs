@@ -1,5 +1,6 @@
 //! JSON Schemas (2020-12, as OpenAPI 3.1 embeds them) of what the API takes and answers,
-//! built from the core's own types and lists: the published state lists, the factor
+//! read by OpenAPI and the bazaar description (`api/discovery/`) and by the MCP tools'
+//! input and output schemas (`mcp/tools.rs`), built from the core's own types and lists: the published state lists, the factor
 //! structs' enums (each listed through an exhaustive match, so a new variant does not
 //! compile until it is here), the criteria id, revision and published sentences. A test
 //! grades real reports, pre-check answers and errors against them, so they cannot drift.
@@ -18,7 +19,7 @@ const TIMESTAMP_PATTERN: &str =
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$";
 
 /// What the URL field says, in every schema that carries it.
-pub(super) const URL_DESCRIPTION: &str = "the x402 endpoint to check (http or https, at most 2,048 bytes, no credentials, a public host)";
+pub(crate) const URL_DESCRIPTION: &str = "the x402 endpoint to check (http or https, at most 2,048 bytes, no credentials, a public host)";
 
 /// The serialised names of some enum values (their serde names).
 fn names<T: Serialize>(values: &[T]) -> Vec<Value> {
@@ -74,7 +75,7 @@ fn format_classes() -> Vec<Value> {
 }
 
 /// The published states of an op, as the criteria text lists them.
-pub(super) fn states(route: PaidOp) -> Vec<Value> {
+pub(crate) fn states(route: PaidOp) -> Vec<Value> {
     let texts = published();
     let states = match route {
         PaidOp::Check => &texts.states,
@@ -84,12 +85,12 @@ pub(super) fn states(route: PaidOp) -> Vec<Value> {
 }
 
 /// The report's op name.
-pub(super) fn op_name(route: PaidOp) -> &'static str {
+pub(crate) fn op_name(route: PaidOp) -> &'static str {
     route.as_str()
 }
 
 /// The published honesty and retention lines of an op.
-pub(super) fn op_lines(route: PaidOp) -> (&'static str, &'static str) {
+pub(crate) fn op_lines(route: PaidOp) -> (&'static str, &'static str) {
     let texts = published();
     match route {
         PaidOp::Check => (&texts.honesty_line, &texts.retention),
@@ -124,12 +125,12 @@ fn object(properties: Vec<(&str, Value)>, optional: &[&str]) -> Value {
 }
 
 /// A local reference to a component schema.
-pub(super) fn reference(name: &str) -> Value {
+pub(crate) fn reference(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
 /// The request of a paid route (the POST body; the GET query has the same one field).
-pub(super) fn paid_request() -> Value {
+pub(crate) fn paid_request() -> Value {
     object(
         vec![("url", json!({"type": "string", "format": "uri", "description": URL_DESCRIPTION}))],
         &[],
@@ -431,7 +432,7 @@ fn well_known_x402() -> Value {
 }
 
 /// Every component schema, by name.
-pub(super) fn components() -> Map<String, Value> {
+pub(crate) fn components() -> Map<String, Value> {
     let schemas = [
         ("PaidRequest", paid_request()),
         ("PrecheckRequest", precheck_request()),
@@ -451,7 +452,7 @@ pub(super) fn components() -> Map<String, Value> {
 }
 
 /// The name of a paid route's report schema.
-pub(super) fn report_schema_name(route: PaidOp) -> &'static str {
+pub(crate) fn report_schema_name(route: PaidOp) -> &'static str {
     match route {
         PaidOp::Check => "CheckReport",
         PaidOp::Memo => "MemoReport",
@@ -462,7 +463,7 @@ pub(super) fn report_schema_name(route: PaidOp) -> &'static str {
 /// op, its states and the verdict line, with a pointer to the full schema and example in
 /// OpenAPI (the description rides in every paid retry's `PAYMENT-SIGNATURE`: kept small). No
 /// `$ref`, no `format`: facilitators compile it as it stands.
-pub(super) fn abridged_report(route: PaidOp) -> Value {
+pub(crate) fn abridged_report(route: PaidOp) -> Value {
     let mut schema = object(
         vec![
             ("op", json!({"type": "string", "const": op_name(route)})),
@@ -480,6 +481,28 @@ pub(super) fn abridged_report(route: PaidOp) -> Value {
 
 /// The request schema of the 402's discovery description (no `format`, see above; the URL's
 /// rules are in OpenAPI).
-pub(super) fn compact_request() -> Value {
+pub(crate) fn compact_request() -> Value {
     object(vec![("url", json!({"type": "string"}))], &[])
+}
+
+/// The JSON Schema of a document OpenAPI publishes under `name` (`CheckReport`,
+/// `MemoReport`, `PrecheckAnswer`), standing alone: the reference, with every component
+/// beside it (an MCP tool's `outputSchema`).
+pub(crate) fn standalone_schema(name: &str) -> Value {
+    json!({
+        "type": "object",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": {"schemas": components()},
+    })
+}
+
+/// The `inputSchema` of a paid MCP tool (`tools/list` and the bazaar MCP form): the one
+/// endpoint to check, nothing else.
+pub(crate) fn mcp_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"url": {"type": "string", "description": URL_DESCRIPTION}},
+        "required": ["url"],
+        "additionalProperties": false,
+    })
 }

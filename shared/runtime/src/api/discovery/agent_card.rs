@@ -4,8 +4,8 @@
 //! The skills are the routes an agent calls by name ([`Route::AGENT_CALLS`]); the x402 A2A
 //! extension is required (two of them are paid).
 
-use payability_core::challenge::{PRICE_USDC_UNITS, price_usd};
 use payability_core::criteria::{CRITERIA_ID, published};
+use payability_core::price::{PRICE_USDC_UNITS, price_usd};
 use serde_json::{Value, json};
 
 use crate::base_url::Base;

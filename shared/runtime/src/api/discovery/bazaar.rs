@@ -20,8 +20,8 @@ use payability_core::report::{UnsignedReport, UtcMillis};
 use payability_core::signing::SIGNATURE_ALG;
 use serde_json::{Value, json};
 
-use super::schemas::{URL_DESCRIPTION, abridged_report, compact_request};
 use crate::api::call_style::CallStyle;
+use crate::schemas::{URL_DESCRIPTION, abridged_report, compact_request, mcp_input_schema};
 
 /// The endpoint every example names.
 pub const EXAMPLE_URL: &str = "https://seller.example/api";
@@ -155,17 +155,6 @@ fn describe(route: PaidOp, style: CallStyle) -> RouteDescription {
         extensions: json!({"bazaar": bazaar}),
         output_schema: json!({"input": v1_input, "output": example}),
     }
-}
-
-/// The `inputSchema` of a paid MCP tool (`tools/list` and the bazaar MCP form): the one
-/// endpoint to check, nothing else.
-pub fn mcp_input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {"url": {"type": "string", "description": URL_DESCRIPTION}},
-        "required": ["url"],
-        "additionalProperties": false,
-    })
 }
 
 /// When every example was checked: a fixed instant.

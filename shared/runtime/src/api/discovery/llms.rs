@@ -1,7 +1,7 @@
 //! `GET /llms.txt`: what this is, where it is, how to pay and how to verify, in a few lines.
 
-use payability_core::challenge::price_usd;
 use payability_core::criteria::{CRITERIA_ID, published};
+use payability_core::price::price_usd;
 
 use crate::base_url::Base;
 use crate::routes::Route;

@@ -11,17 +11,15 @@ mod criteria;
 mod llms;
 mod openapi;
 mod payment_identifier;
-mod schemas;
 
 use http::StatusCode;
 use payability_core::criteria::SigningKeyEntry;
-use payability_core::op::PaidOp;
 use payability_core::payment::receipt::{did_document, did_web};
 use serde_json::{Value, json};
 
 pub use agent_card::{X402_EXTENSION_URI, X402_EXTENSION_URI_V01};
 pub(in crate::api) use bazaar::description;
-pub use bazaar::{EXAMPLE_URL, RouteDescription, example_report, mcp_input_schema};
+pub use bazaar::{EXAMPLE_URL, RouteDescription, example_report};
 pub(in crate::api) use criteria::criteria_response;
 pub use openapi::openapi_document;
 pub use payment_identifier::{PAYMENT_IDENTIFIER, declaration as payment_identifier_declaration};
@@ -60,22 +58,6 @@ pub fn well_known_x402(base: &Base) -> Value {
         llms = base.url(Route::LlmsTxt.path()),
     );
     json!({"version": 1, "resources": resources, "instructions": instructions})
-}
-
-/// The JSON Schema of a document OpenAPI publishes under `name` (`CheckReport`,
-/// `MemoReport`, `PrecheckAnswer`), standing alone: the reference, with every component
-/// beside it (an MCP tool's `outputSchema`).
-pub fn standalone_schema(name: &str) -> Value {
-    json!({
-        "type": "object",
-        "$ref": format!("#/components/schemas/{name}"),
-        "components": {"schemas": schemas::components()},
-    })
-}
-
-/// The OpenAPI schema name of a paid op's signed report.
-pub fn report_schema_name(op: PaidOp) -> &'static str {
-    schemas::report_schema_name(op)
 }
 
 /// The answer of a free document route (`None` for any other route). The documents that name

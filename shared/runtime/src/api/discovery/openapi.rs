@@ -8,19 +8,19 @@
 use std::collections::BTreeMap;
 
 use http::Method;
-use payability_core::challenge::{PRICE_USDC_UNITS, price_usd, usd_amount};
 use payability_core::criteria::{CORPUS_ID, CORPUS_SHA256, CRITERIA_ID, CRITERIA_REVISION};
 use payability_core::op::PaidOp;
 use payability_core::payment::x402::{
     V1_PAYMENT_HEADER, V1_RESPONSE_HEADER, V2_PAYMENT_HEADER, V2_RESPONSE_HEADER,
 };
+use payability_core::price::{PRICE_USDC_UNITS, price_usd, usd_amount};
 use serde_json::{Map, Value, json};
 
 use super::bazaar::example_report;
-use super::schemas::{components, reference, report_schema_name};
 use crate::base_url::Base;
 use crate::routes::Route;
 use crate::rules::{ApiError, Refusal};
+use crate::schemas::{URL_DESCRIPTION, components, reference, report_schema_name};
 
 /// `info.x-guidance`: short, for an agent's first look.
 const GUIDANCE: &str = "Pay per verdict with x402 (USDC on Solana, v1 or v2). Send POST /check \
@@ -135,7 +135,7 @@ fn operation(route: Route, method: &Method) -> Value {
                     "description": format!(
                         "{}; the request's URL (path and query) at most {} bytes, else 414 \
                          url_too_long_for_get (send POST)",
-                        super::schemas::URL_DESCRIPTION,
+                        URL_DESCRIPTION,
                         crate::api::request::MAX_GET_RESOURCE_URL_BYTES,
                     ),
                     "schema": {"type": "string", "format": "uri"},
