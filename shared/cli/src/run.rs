@@ -6,6 +6,8 @@
 use std::fs::File;
 use std::io::Write;
 
+use clap::ValueEnum;
+
 use payability_core::expect::Expectations;
 use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
@@ -15,9 +17,23 @@ use payability_runtime::fetch::Fetcher;
 use payability_runtime::verdict::{Fetched, graded};
 
 use crate::exit::{CLOCK_OUT_OF_RANGE, EXIT_FAILED, OUTPUT_UNWRITABLE, print_error, to_stdout};
+use crate::local::refusal_problem;
 use crate::targets::{self, Problem, Target};
+use crate::text;
 use crate::views::{self, Checked, EXIT_TERMS_UNMET, Outcome};
-use crate::{Format, refusal_problem, text};
+
+/// How `check` and `memo` print the reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// The verdict line and a checklist of every factor.
+    Text,
+    /// The signed report (JSON Lines for several URLs or with --expect).
+    Json,
+    /// GitHub Actions: an ::error annotation per failing URL; a summary table.
+    Github,
+    /// The summary table (URL, op, state, decided by, expectations, key id).
+    Markdown,
+}
 
 /// What a run needs besides its targets.
 pub(crate) struct Run<'a> {

@@ -80,11 +80,12 @@ impl Local {
 /// `payability mcp`: reads the settings and the key, then answers standard input's lines
 /// until it ends.
 pub(crate) fn run(allow_private: bool) -> ExitCode {
-    let rule = match crate::address_rule(allow_private) {
+    let rule = match crate::local::address_rule(allow_private) {
         Ok(rule) => rule,
         Err(code) => return code,
     };
-    let (signer, fetcher) = match (crate::local_signer(), crate::build_fetcher(rule)) {
+    let (signer, fetcher) = match (crate::local::local_signer(), crate::local::build_fetcher(rule))
+    {
         (Ok(signer), Ok(fetcher)) => (signer, fetcher),
         (Err(code), _) | (_, Err(code)) => return code,
     };

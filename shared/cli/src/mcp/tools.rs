@@ -132,8 +132,9 @@ impl Local {
     /// does; a URL out of policy is its refusal, nothing fetched.
     async fn verdict(&self, op: PaidOp, arguments: Value) -> Result<String, Refused> {
         let arguments: PaidArguments = arguments_of(arguments)?;
-        let target = vet_target_url(&arguments.url, self.rule).map_err(crate::refusal_problem)?;
-        let report = crate::house_report(op, &target, &self.fetcher).await;
+        let target =
+            vet_target_url(&arguments.url, self.rule).map_err(crate::local::refusal_problem)?;
+        let report = crate::local::house_report(op, &target, &self.fetcher).await;
         let report = report.ok_or_else(|| refused(CLOCK_OUT_OF_RANGE))?;
         Ok(escape::json_line(&report.sign(&self.signer)))
     }
