@@ -151,7 +151,10 @@ impl<S: Stores> Service<S> {
             Route::Precheck => self.precheck(request).await,
             Route::Check => self.paid(PaidOp::Check, request).await,
             Route::Memo => self.paid(PaidOp::Memo, request).await,
-            Route::Rpc => self.rpc_relay(request).await,
+            Route::Rpc => {
+                let rpc_url = self.config.solana_rpc_url.as_deref();
+                page::relay(request, rpc_url, &self.rpc_client, &self.blockhashes, self.clock).await
+            }
             // Answered by `handle_mcp`, `handle_a2a` and `answer_criteria` only, so that no
             // paid function links the MCP or A2A code, the documents or the embedded corpus.
             Route::Mcp

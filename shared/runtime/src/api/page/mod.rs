@@ -7,7 +7,7 @@
 
 mod rpc;
 
-pub(super) use rpc::BlockhashCache;
+pub(super) use rpc::{BlockhashCache, relay};
 
 use http::StatusCode;
 use http::header::ACCEPT;
@@ -175,7 +175,7 @@ mod tests {
     /// builds (`scripts/build-web --check`), so this holds web/src/main.js too.
     #[test]
     fn every_dollar_amount_the_page_states_is_the_price() {
-        let price = payability_core::challenge::price_usd();
+        let price = payability_core::price::price_usd();
         let script = std::str::from_utf8(PAGE_JS).unwrap();
         let mut wrong = Vec::new();
         for (file, text) in [("web/index.html", PAGE_HTML), ("web/dist/page.js", script)] {

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use payability_core::challenge::USDC_MINT;
 use payability_core::payment::solana::TOKEN_PROGRAM;
+use payability_core::price::USDC_MINT;
 use payability_core::report::UtcMillis;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
@@ -20,7 +20,6 @@ use tokio::sync::Mutex;
 use crate::api::jsonrpc::{self, Envelope, code};
 use crate::api::request::ApiRequest;
 use crate::api::respond::ApiResponse;
-use crate::api::service::{Service, Stores};
 use crate::budget::FEE_LOOKUP_BOUND;
 use crate::payment::solana_rpc::{LatestBlockhash, latest_blockhash};
 use crate::telemetry::Relay;
@@ -100,59 +99,63 @@ fn usdc_mint_account() -> Value {
     })
 }
 
-impl<S: Stores> Service<S> {
-    /// `POST /rpc`: one JSON-RPC request of the two a payment needs, answered (HTTP 200, as
-    /// JSON-RPC answers; closed-form errors).
-    pub(in crate::api) async fn rpc_relay(&self, request: &ApiRequest) -> ApiResponse {
-        let call = match jsonrpc::read(&request.body) {
-            Ok(Envelope::Call(call)) => call,
-            Ok(Envelope::Notification) => return ApiResponse::empty(http::StatusCode::ACCEPTED),
-            Err(malformed) => {
-                let message = "not one JSON-RPC 2.0 request";
-                return jsonrpc::error(&malformed.id, malformed.kind.code(), message);
-            }
-        };
-        match call.method.as_str() {
-            "getAccountInfo" if call.first_param_is(USDC_MINT) => {
-                jsonrpc::result(&call.id, usdc_mint_account())
-            }
-            "getAccountInfo" => jsonrpc::error(
-                &call.id,
-                code::INVALID_PARAMS,
-                "this relay answers getAccountInfo of the USDC mint only",
-            ),
-            "getLatestBlockhash" => {
-                let Some(rpc_url) = &self.config.solana_rpc_url else {
-                    return jsonrpc::error(&call.id, UNAVAILABLE, "no Solana RPC is configured");
-                };
-                let read = async || {
-                    latest_blockhash(&self.rpc_client, rpc_url, FEE_LOOKUP_BOUND).await.ok()
-                };
-                match self.blockhashes.latest(self.clock, read).await {
-                    Some((latest, relay)) => jsonrpc::result(
-                        &call.id,
-                        json!({
-                            "context": {"slot": latest.slot},
-                            "value": {
-                                "blockhash": latest.blockhash,
-                                "lastValidBlockHeight": latest.last_valid_block_height,
-                            },
-                        }),
-                    )
-                    .with_relay(relay),
-                    None => jsonrpc::error(
-                        &call.id,
-                        UNAVAILABLE,
-                        "the Solana RPC did not answer with a blockhash: try again",
-                    ),
-                }
-            }
-            _ => jsonrpc::error(
-                &call.id,
-                code::METHOD_NOT_FOUND,
-                "this relay answers getAccountInfo of the USDC mint and getLatestBlockhash, what a payment needs",
-            ),
+/// `POST /rpc`: one JSON-RPC request of the two a payment needs, answered (HTTP 200, as
+/// JSON-RPC answers; closed-form errors), with what it uses: the configured Solana RPC (None:
+/// `getLatestBlockhash` answers unavailable), the client that asks it, the process's blockhash
+/// cache and the clock.
+pub(in crate::api) async fn relay(
+    request: &ApiRequest,
+    rpc_url: Option<&str>,
+    rpc_client: &reqwest::Client,
+    blockhashes: &BlockhashCache,
+    clock: fn() -> UtcMillis,
+) -> ApiResponse {
+    let call = match jsonrpc::read(&request.body) {
+        Ok(Envelope::Call(call)) => call,
+        Ok(Envelope::Notification) => return ApiResponse::empty(http::StatusCode::ACCEPTED),
+        Err(malformed) => {
+            let message = "not one JSON-RPC 2.0 request";
+            return jsonrpc::error(&malformed.id, malformed.kind.code(), message);
         }
+    };
+    match call.method.as_str() {
+        "getAccountInfo" if call.first_param_is(USDC_MINT) => {
+            jsonrpc::result(&call.id, usdc_mint_account())
+        }
+        "getAccountInfo" => jsonrpc::error(
+            &call.id,
+            code::INVALID_PARAMS,
+            "this relay answers getAccountInfo of the USDC mint only",
+        ),
+        "getLatestBlockhash" => {
+            let Some(rpc_url) = rpc_url else {
+                return jsonrpc::error(&call.id, UNAVAILABLE, "no Solana RPC is configured");
+            };
+            let read = async || latest_blockhash(rpc_client, rpc_url, FEE_LOOKUP_BOUND).await.ok();
+            match blockhashes.latest(clock, read).await {
+                Some((latest, relay)) => jsonrpc::result(
+                    &call.id,
+                    json!({
+                        "context": {"slot": latest.slot},
+                        "value": {
+                            "blockhash": latest.blockhash,
+                            "lastValidBlockHeight": latest.last_valid_block_height,
+                        },
+                    }),
+                )
+                .with_relay(relay),
+                None => jsonrpc::error(
+                    &call.id,
+                    UNAVAILABLE,
+                    "the Solana RPC did not answer with a blockhash: try again",
+                ),
+            }
+        }
+        _ => jsonrpc::error(
+            &call.id,
+            code::METHOD_NOT_FOUND,
+            "this relay answers getAccountInfo of the USDC mint and getLatestBlockhash, what a payment needs",
+        ),
     }
 }
 
