@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use payability_core::challenge::{PRICE_USDC_UNITS, price_usd};
 use payability_core::policy::PolicyRefusal;
+use payability_core::price::{PRICE_USDC_UNITS, price_usd};
 use payability_runtime::routes::Route;
 use payability_runtime::rules::{ApiError, Refusal};
 use payability_tests::prices::dollar_amounts;

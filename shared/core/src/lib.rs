@@ -13,5 +13,6 @@ pub mod op;
 pub mod payment;
 pub mod policy;
 pub mod precheck;
+pub mod price;
 pub mod report;
 pub mod signing;

@@ -9,10 +9,10 @@
 use std::sync::{LazyLock, OnceLock};
 
 use http::StatusCode;
-use payability_core::challenge::price_usd;
 use payability_core::payment::siwx::SignInRefusal;
 use payability_core::payment::x402::PaymentRefusal;
 use payability_core::policy::PolicyRefusal;
+use payability_core::price::price_usd;
 
 use crate::payment::facilitator::FacilitatorReason;
 

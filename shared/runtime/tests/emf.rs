@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use http::{HeaderMap, HeaderValue, Method};
-use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
+use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::payment::solana::{Base58Id, associated_token_account};
 use payability_core::policy::AddressRule;
+use payability_core::price::USDC_MINT;
 use payability_runtime::api::config::ServiceConfig;
 use payability_runtime::api::{ApiRequest, Service};
 use payability_runtime::routes::Route;

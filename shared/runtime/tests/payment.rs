@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use payability_core::challenge::USDC_MINT;
 use payability_core::payment::solana::{Base58Id, encode_pubkey};
 use payability_core::payment::transaction::PaymentTransaction;
 use payability_core::payment::x402::{
     Network, Requirements, RequirementsV2, SvmExtra, UsdcUnits, X402Version,
 };
+use payability_core::price::USDC_MINT;
 use payability_core::report::UtcMillis;
 use payability_runtime::payment::facilitator::{
     Facilitator, FacilitatorError, FacilitatorReason, REQUEST_TIMEOUT, SETTLE_TIMEOUT, Settled,

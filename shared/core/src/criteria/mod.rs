@@ -317,7 +317,7 @@ pub fn criteria_document(signing_keys: Vec<SigningKeyEntry>) -> CriteriaDocument
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::challenge::{PRICE_USDC_UNITS, price_usd};
+    use crate::price::{PRICE_USDC_UNITS, price_usd};
     use payability_tests::prices::dollar_amounts;
 
     #[test]

@@ -110,7 +110,7 @@ pub fn associated_token_account(owner: &str, mint: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::challenge::USDC_MINT;
+    use crate::price::USDC_MINT;
 
     #[test]
     fn associated_token_account_vectors() {

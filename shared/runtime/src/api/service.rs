@@ -122,7 +122,7 @@ impl<S: Stores> Service<S> {
         };
         let token_account = associated_token_account(
             config.operator_wallet.as_str(),
-            payability_core::challenge::USDC_MINT,
+            payability_core::price::USDC_MINT,
         )
         .ok_or(ServiceError::NoTokenAccount)?;
         let rpc_client = crate::http_client::builder()

@@ -148,7 +148,7 @@ async fn unavailable_relay<S: payability_runtime::api::Stores>(service: Arc<Serv
 #[tokio::test]
 async fn a2a_precheck_and_rpc_keep_the_origin_rule_of_mcp() {
     let world = World::start().await;
-    let usdc = payability_core::challenge::USDC_MINT;
+    let usdc = payability_core::price::USDC_MINT;
     let calls = [
         ("/a2a", json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})),
         ("/rpc", json!({"jsonrpc": "2.0", "id": 1, "method": "getAccountInfo", "params": [usdc]})),

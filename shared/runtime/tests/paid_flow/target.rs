@@ -8,8 +8,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use payability_core::capture::BODY_CAP_BYTES;
-use payability_core::challenge::{ChallengeTerms, USDC_MINT, own_challenge};
+use payability_core::challenge::{ChallengeTerms, own_challenge};
 use payability_core::payment::solana::associated_token_account;
+use payability_core::price::USDC_MINT;
 use payability_runtime::fetch::FETCH_DEADLINE;
 use payability_tests::standin::{Handler, Recorded, Reply, StandIn};
 use serde_json::json;

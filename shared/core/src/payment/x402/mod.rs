@@ -27,8 +27,8 @@ use serde_json::Value;
 use super::memo::{MemoCheck, MemoKey, check_memo};
 pub use super::transaction::MAX_TRANSACTION_BYTES;
 use super::transaction::PaymentTransaction;
-use crate::challenge::PRICE_USDC_UNITS;
 use crate::op::PaidOp;
+use crate::price::PRICE_USDC_UNITS;
 use crate::report::UtcMillis;
 pub use network::Network;
 pub use version::{
@@ -335,9 +335,10 @@ pub fn check_v2_accepted(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::challenge::{ChallengeTerms, PRICE_USDC_UNITS, requirements_v2};
+    use crate::challenge::{ChallengeTerms, requirements_v2};
     use crate::payment::memo::{MEMO_LIFETIME_MS, issue_memo};
     use crate::payment::transaction::fixture;
+    use crate::price::PRICE_USDC_UNITS;
     use base64::engine::general_purpose::STANDARD as B64;
     use serde_json::json;
 

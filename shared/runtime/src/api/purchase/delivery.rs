@@ -5,11 +5,11 @@
 //! early capture) and wait at most [`SIDE_LOOKUP_GRACE`] beyond it; otherwise the entry
 //! records them as pending.
 
-use payability_core::challenge::PRICE_USDC_UNITS;
 use payability_core::op::PaidOp;
 use payability_core::payment::receipt::{ReceiptClaims, signed_receipt};
 use payability_core::payment::x402::{SettlementResponse, X402Version};
 use payability_core::policy::TargetUrl;
+use payability_core::price::PRICE_USDC_UNITS;
 
 use super::offer::Offer;
 use super::outcome::PurchaseOutcome;
