@@ -289,7 +289,7 @@ fn every_function_is_an_arm64_cargo_lambda_binary_within_its_timeout_limit() {
 fn paid_request_budgets_fit_their_function_timeouts() {
     let template = template();
     let functions = functions(&template);
-    for route in [PaidOp::Check, PaidOp::Memo] {
+    for route in PaidOp::ALL {
         let (id, function) = functions[route.as_str()];
         let timeout = function_property(&template, function, "Timeout").as_u64().unwrap();
         let deadline = paid_deadline(route);
@@ -654,6 +654,26 @@ fn emitted(name: &str) -> bool {
 /// A `Route` dimension value the EMF lines carry.
 fn route_dimension(value: &str) -> bool {
     value == "none" || Route::ALL.iter().any(|route| route.name() == value)
+}
+
+#[test]
+fn the_daily_free_use_alarm_weighs_the_paid_verdicts_of_every_paid_route() {
+    let template = template();
+    let alarm = &resources(&template)["FreeUseDailyRatioAlarm"];
+    let paid_routes: BTreeSet<&str> = alarm_metrics(alarm)
+        .into_iter()
+        .filter(|(namespace, name, _)| *namespace == "Payability" && *name == "PaidVerdicts")
+        .map(|(_, _, dimensions)| literal(dimensions["Route"]).expect("a literal route"))
+        .collect();
+    let expected: BTreeSet<&str> = PaidOp::ALL.into_iter().map(PaidOp::as_str).collect();
+    assert_eq!(paid_routes, expected, "FreeUseDailyRatioAlarm's PaidVerdicts metrics");
+    let expression = alarm["Properties"]["Metrics"][0]["Expression"].as_str().unwrap();
+    for op in PaidOp::ALL {
+        assert!(
+            expression.contains(op.as_str()),
+            "the ratio's expression adds {op:?}: {expression}"
+        );
+    }
 }
 
 #[test]

@@ -201,10 +201,25 @@ impl Route {
 
     /// The op a paid route sells; None for the free routes.
     pub fn paid(self) -> Option<PaidOp> {
+        // Every route named: a new route is a decision here, not a free route by default.
         match self {
             Self::Check => Some(PaidOp::Check),
             Self::Memo => Some(PaidOp::Memo),
-            _ => None,
+            Self::Criteria
+            | Self::Precheck
+            | Self::Metrics
+            | Self::OpenApi
+            | Self::WellKnownX402
+            | Self::LlmsTxt
+            | Self::Corpus
+            | Self::DidDocument
+            | Self::Mcp
+            | Self::AgentCard
+            | Self::A2a
+            | Self::Page
+            | Self::PageScript
+            | Self::PageStyle
+            | Self::Rpc => None,
         }
     }
 
@@ -212,5 +227,24 @@ impl Route {
     /// no store): the criteria document and the discovery documents.
     pub fn is_document(self) -> bool {
         self.function() == Self::Criteria.function()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_paid_op_is_sold_by_one_route_and_called_by_agents() {
+        for op in PaidOp::ALL {
+            let selling: Vec<Route> =
+                Route::ALL.into_iter().filter(|route| route.paid() == Some(op)).collect();
+            assert_eq!(selling.len(), 1, "{op:?}: {selling:?}");
+            assert_eq!(selling[0].name(), op.as_str(), "the route is named as its op");
+            assert!(
+                Route::AGENT_CALLS.contains(&selling[0]),
+                "{op:?} is an MCP tool and A2A skill"
+            );
+        }
     }
 }

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::ops::Add;
 
+use payability_core::op::PaidOp;
+
 use crate::store::{DayCounts, UtcDay, UtcMillis};
 
 /// The window of the tripwires, in days.
@@ -27,7 +29,7 @@ impl Uses {
         let sum = |prefix: &str| {
             counts.iter().filter(|(n, _)| n.starts_with(prefix)).map(|(_, c)| c).sum::<u64>()
         };
-        let paid = sum("paid_check_") + sum("paid_memo_");
+        let paid = PaidOp::ALL.into_iter().map(|op| sum(&format!("paid_{}_", op.as_str()))).sum();
         Self { free: sum("precheck"), paid, refunds: sum("refund") }
     }
 

@@ -44,9 +44,10 @@ async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
     let text = String::from_utf8(answer.bytes).unwrap();
     assert!(text.starts_with("# payability-verdict\n"), "{text}");
     assert!(text.len() < 4_000, "short: {} bytes", text.len());
-    for route in [
-        Route::Check,
-        Route::Memo,
+    // Every paid route from the route table (a new op's route is named here without an edit),
+    // then the free routes an agent needs.
+    let paid = Route::ALL.into_iter().filter(|route| route.paid().is_some());
+    for route in paid.chain([
         Route::Precheck,
         Route::Criteria,
         Route::OpenApi,
@@ -55,7 +56,7 @@ async fn llms_txt_is_short_text_that_names_the_base_and_the_documents() {
         Route::Mcp,
         Route::A2a,
         Route::AgentCard,
-    ] {
+    ]) {
         assert!(text.contains(&format!("{PUBLIC_BASE_URL}{}", route.path())), "{}", route.path());
     }
     assert!(text.contains(&format!("People: open {PUBLIC_BASE_URL}/ in a browser")), "{text}");

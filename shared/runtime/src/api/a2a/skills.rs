@@ -203,9 +203,9 @@ const REFUSED: &str = "Refused: the data part is the closed-form error {rule, me
 /// The name of a skill's artifact.
 fn artifact_name(skill: Route) -> &'static str {
     match skill {
-        Route::Check | Route::Memo => "report",
         Route::Precheck => "precheck",
-        _ => "criteria",
+        Route::Criteria => "criteria",
+        _ => "report",
     }
 }
 

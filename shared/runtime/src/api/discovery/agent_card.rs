@@ -5,6 +5,7 @@
 //! extension is required (two of them are paid).
 
 use payability_core::criteria::{CRITERIA_ID, published};
+use payability_core::op::PaidOp;
 use payability_core::price::{PRICE_USDC_UNITS, price_usd};
 use serde_json::{Value, json};
 
@@ -73,41 +74,23 @@ pub(super) fn agent_card(base: &Base) -> Value {
 /// One skill: a route called by name, with the input its message carries.
 fn skill(route: Route) -> Value {
     let name = route.name();
-    let price = price_usd();
-    let (title, what, input, tags): (_, _, _, &[&str]) = match route {
-        Route::Check => (
-            "Check a 402 challenge",
-            format!(
-                "Paid ({price}, x402): one fetch of the endpoint, graded by the check rule (six \
-                 states); the signed report as the task's artifact."
-            ),
-            r#"{"skill": "check", "url": "<endpoint>"}"#,
-            &["x402", "402 challenge", "payability", "paid"],
-        ),
-        Route::Memo => (
-            "Check a challenge's memo binding",
-            format!(
-                "Paid ({price}, x402): two back-to-back fetches of the endpoint, graded by the \
-                 memo rule (five states); the signed report as the task's artifact."
-            ),
-            r#"{"skill": "memo", "url": "<endpoint>"}"#,
-            &["x402", "memo", "payability", "paid"],
-        ),
-        Route::Precheck => (
+    let (title, what, input, tags) = match route.paid() {
+        Some(op) => paid_skill(op),
+        None if route == Route::Precheck => (
             "Pre-check a URL against the target policy",
             "Free (100 a day, 5,000 ms apart): whether a URL is in the target-URL policy, \
              signed. Never fetches."
                 .to_owned(),
             r#"{"skill": "precheck", "url": "<endpoint>", "op": "check"}"#,
-            &["x402", "url policy", "free"],
+            &["x402", "url policy", "free"][..],
         ),
-        _ => (
+        None => (
             "The criteria document",
             "Free: the published rule, its interpretations, every rule id, the corpus pin and \
              the signing keys that verify every report."
                 .to_owned(),
             r#"{"skill": "criteria"}"#,
-            &["criteria", "signing keys", "free"],
+            &["criteria", "signing keys", "free"][..],
         ),
     };
     let text = match route {
@@ -125,4 +108,30 @@ fn skill(route: Route) -> Value {
         "inputModes": ["application/json", "text/plain"],
         "outputModes": ["application/json"],
     })
+}
+
+/// A paid op's skill: title, description, example input and tags (every op named, so a new
+/// one does not compile until it has its skill).
+fn paid_skill(op: PaidOp) -> (&'static str, String, &'static str, &'static [&'static str]) {
+    let price = price_usd();
+    match op {
+        PaidOp::Check => (
+            "Check a 402 challenge",
+            format!(
+                "Paid ({price}, x402): one fetch of the endpoint, graded by the check rule (six \
+                 states); the signed report as the task's artifact."
+            ),
+            r#"{"skill": "check", "url": "<endpoint>"}"#,
+            &["x402", "402 challenge", "payability", "paid"],
+        ),
+        PaidOp::Memo => (
+            "Check a challenge's memo binding",
+            format!(
+                "Paid ({price}, x402): two back-to-back fetches of the endpoint, graded by the \
+                 memo rule (five states); the signed report as the task's artifact."
+            ),
+            r#"{"skill": "memo", "url": "<endpoint>"}"#,
+            &["x402", "memo", "payability", "paid"],
+        ),
+    }
 }
