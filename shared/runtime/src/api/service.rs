@@ -27,7 +27,9 @@
 //! - `mcp/call.rs`: `tools/call`: each tool's result.
 //! - `a2a/mod.rs`: `POST /a2a`: one JSON-RPC request, the extensions echoed.
 //! - `a2a/skills.rs`: `SendMessage`: each skill's answer as a task.
-//! - `page/rpc.rs`: `POST /rpc`, the page's Solana RPC relay.
+//!
+//! `POST /rpc`, the page's Solana RPC relay (`page/rpc.rs`), is a function of the few fields it
+//! uses (the RPC URL, [`Service::rpc_client`], [`Service::blockhashes`], the clock), not a method.
 
 use payability_core::challenge::{OwnChallenge, sign_in_challenge};
 use payability_core::op::PaidOp;
