@@ -199,28 +199,11 @@ impl Route {
         }
     }
 
-    /// The op a paid route sells; None for the free routes.
+    /// The op a paid route sells (each paid op has a function of its own, named as the op);
+    /// None for the free routes. Derived from [`Self::function`], which names every route, so a
+    /// new route is a decision there, not a free route by default.
     pub fn paid(self) -> Option<PaidOp> {
-        // Every route named: a new route is a decision here, not a free route by default.
-        match self {
-            Self::Check => Some(PaidOp::Check),
-            Self::Memo => Some(PaidOp::Memo),
-            Self::Criteria
-            | Self::Precheck
-            | Self::Metrics
-            | Self::OpenApi
-            | Self::WellKnownX402
-            | Self::LlmsTxt
-            | Self::Corpus
-            | Self::DidDocument
-            | Self::Mcp
-            | Self::AgentCard
-            | Self::A2a
-            | Self::Page
-            | Self::PageScript
-            | Self::PageStyle
-            | Self::Rpc => None,
-        }
+        PaidOp::parse(self.function())
     }
 
     /// A free document answered from the published keys and the base URL alone (no seed,
