@@ -5,6 +5,7 @@
 pub mod capture;
 pub mod challenge;
 pub mod criteria;
+pub mod doctor;
 pub mod expect;
 pub mod grade;
 pub mod keys;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// Parses RFC 8259 JSON from UTF-8 bytes (no BOM, finite numbers, paired surrogates,
 /// nesting at most 127 deep: serde_json's own limits, which the criteria publish).
-pub(super) fn parse_json(bytes: &[u8]) -> Option<Value> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Option<Value> {
     serde_json::from_slice(bytes).ok()
 }
 
@@ -22,7 +22,7 @@ const FORGIVING: GeneralPurpose = GeneralPurpose::new(
 
 /// WHATWG forgiving-base64 decode: ASCII whitespace ignored, padding optional, standard
 /// alphabet only.
-pub(super) fn forgiving_base64_decode(input: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn forgiving_base64_decode(input: &[u8]) -> Option<Vec<u8>> {
     let mut data: Vec<u8> = input
         .iter()
         .copied()

@@ -2,7 +2,7 @@
 
 pub mod check;
 pub mod decided;
-mod json;
+pub(crate) mod json;
 pub(crate) mod legs;
 pub mod memo;
 

@@ -1,6 +1,7 @@
 //! The bounded fetcher: one plain, unauthenticated GET of a vetted target, no redirects, no
 //! proxy, no decompression, a 5,000 ms deadline over everything and a streaming body cap.
 
+mod observe;
 pub mod resolver;
 
 use std::net::IpAddr;

@@ -1,0 +1,17 @@
+//! The seller's doctor: a closed, published list of checks (`doctor/v1`, [`list`]) over what
+//! one stranger's requests to an x402 endpoint saw ([`observed`]), examined by a pure function
+//! ([`examine`]). The outcome of each check is pass, fail or not applicable; there is no score.
+//! Nothing fetched leaves: the findings are check ids and outcomes.
+
+pub mod address;
+pub mod examine;
+pub mod list;
+pub mod networks;
+pub mod observed;
+
+pub use examine::{Findings, Outcome, examine};
+pub use list::{Check, CheckId, LIST_REVISION, Level};
+pub use observed::{Answer, HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,316 @@
+//! The doctor's checks over seeded defects: three healthy sellers (x402 v2 on Solana, v2 on
+//! Base, v1 on Solana) fail no check, and each defect fails exactly its own check.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::capture::{Capture, CapturedBody, CapturedHeader, FetchOutcome};
+use crate::price::USDC_MINT;
+
+const URL: &str = "https://seller.example/weather";
+const SVM_PAY_TO: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+/// The associated USDC account of SVM_PAY_TO (payment::solana's vectors).
+const SVM_TOKEN_ACCOUNT: &str = "3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3";
+const FEE_PAYER: &str = "Cra8woRQhnHsGAmFWcCN1m7A9J44ykNfGpehi6dMBuKR";
+const EVM_PAY_TO: &str = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+const BASE_USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+
+/// Where a seller puts its challenge.
+#[derive(Clone, Copy)]
+enum Seller {
+    V2Svm,
+    V2Evm,
+    V1Svm,
+}
+
+fn challenge(seller: Seller) -> Value {
+    let bazaar = json!({
+        "info": { "input": { "type": "http", "method": "GET", "queryParams": { "city": "x" } },
+                  "output": { "type": "json" } },
+        "schema": { "type": "object" }
+    });
+    match seller {
+        Seller::V2Svm => json!({
+            "x402Version": 2,
+            "resource": { "url": URL, "description": "Weather", "mimeType": "application/json" },
+            "accepts": [{
+                "scheme": "exact", "network": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+                "amount": "10000", "asset": USDC_MINT, "payTo": SVM_PAY_TO, "maxTimeoutSeconds": 60,
+                "extra": { "feePayer": FEE_PAYER, "usdc_token_account": SVM_TOKEN_ACCOUNT }
+            }],
+            "extensions": { "bazaar": bazaar }
+        }),
+        Seller::V2Evm => json!({
+            "x402Version": 2,
+            "resource": { "url": URL, "description": "Weather", "mimeType": "application/json" },
+            "accepts": [{
+                "scheme": "exact", "network": "eip155:8453", "amount": "10000", "asset": BASE_USDC,
+                "payTo": EVM_PAY_TO, "maxTimeoutSeconds": 300,
+                "extra": { "name": "USD Coin", "version": "2" }
+            }]
+        }),
+        Seller::V1Svm => json!({
+            "x402Version": 1,
+            "error": "X-PAYMENT header is required",
+            "accepts": [{
+                "scheme": "exact", "network": "solana", "maxAmountRequired": "10000",
+                "resource": URL, "description": "Weather", "mimeType": "application/json",
+                "asset": USDC_MINT, "payTo": SVM_PAY_TO, "maxTimeoutSeconds": 60,
+                "extra": { "feePayer": FEE_PAYER }
+            }]
+        }),
+    }
+}
+
+fn cors() -> ResponseHeaders {
+    ResponseHeaders {
+        allow_origin: Some("*".into()),
+        allow_headers: None,
+        expose_headers: Some("PAYMENT-REQUIRED, PAYMENT-RESPONSE".into()),
+        cache_control: None,
+    }
+}
+
+/// What the doctor sees of `seller` serving `document` (v1 in the body; v2 in the header, the
+/// body `{}` as the v2 middlewares answer).
+fn observation(seller: Seller, document: &Value) -> HttpObservation {
+    let bytes = serde_json::to_vec(document).unwrap();
+    let (payment_required, body) = match seller {
+        Seller::V1Svm => (None, bytes),
+        Seller::V2Svm | Seller::V2Evm => {
+            (Some(CapturedHeader::of(STANDARD.encode(&bytes).as_bytes())), b"{}".to_vec())
+        }
+    };
+    let preflight_headers = ResponseHeaders {
+        allow_origin: Some(PREFLIGHT_ORIGIN.into()),
+        allow_headers: Some("content-type, payment-signature".into()),
+        ..ResponseHeaders::default()
+    };
+    HttpObservation {
+        url: URL.into(),
+        get: FetchOutcome::Captured(Capture {
+            status: 402,
+            payment_required,
+            body: CapturedBody::Complete(body),
+        }),
+        get_headers: cors(),
+        preflight: Some(Answer { status: 204, headers: preflight_headers }),
+    }
+}
+
+fn failed(findings: &Findings) -> Vec<&'static str> {
+    findings
+        .iter()
+        .filter(|(_, outcome)| *outcome == Outcome::Fail)
+        .map(|(id, _)| id.as_str())
+        .collect()
+}
+
+type Seed = fn(&mut Value, &mut HttpObservation);
+
+fn set(document: &mut Value, pointer: &str, value: Value) {
+    *document.pointer_mut(pointer).unwrap_or_else(|| panic!("{pointer}")) = value;
+}
+
+fn remove(document: &mut Value, pointer: &str) {
+    let (parent, key) = pointer.rsplit_once('/').unwrap();
+    document.pointer_mut(parent).unwrap().as_object_mut().unwrap().remove(key).unwrap();
+}
+
+#[test]
+fn healthy_sellers_fail_nothing_and_each_seeded_defect_fails_exactly_its_check() {
+    for seller in [Seller::V2Svm, Seller::V2Evm, Seller::V1Svm] {
+        let healthy = examine(&observation(seller, &challenge(seller)));
+        assert_eq!(failed(&healthy), Vec::<&str>::new());
+    }
+    let vectors: [(Seller, &str, Seed); 27] = [
+        (Seller::V2Svm, "status-402", |_, seen| {
+            if let FetchOutcome::Captured(capture) = &mut seen.get {
+                capture.status = 400;
+            }
+        }),
+        (Seller::V2Svm, "version-leg", |document, seen| {
+            // A v2 challenge in the body only.
+            if let FetchOutcome::Captured(capture) = &mut seen.get {
+                capture.payment_required = None;
+                capture.body = CapturedBody::Complete(serde_json::to_vec(document).unwrap());
+            }
+            seen.get_headers = ResponseHeaders { expose_headers: Some("*".into()), ..cors() };
+        }),
+        (Seller::V1Svm, "legs-agree", |document, seen| {
+            let mut other = document.clone();
+            set(&mut other, "/accepts/0/network", json!("solana"));
+            set(&mut other, "/accepts/0/maxAmountRequired", json!("20000"));
+            let header = STANDARD.encode(serde_json::to_vec(&other).unwrap());
+            if let FetchOutcome::Captured(capture) = &mut seen.get {
+                capture.payment_required = Some(CapturedHeader::of(header.as_bytes()));
+            }
+        }),
+        (Seller::V2Svm, "accepts-shape", |d, _| remove(d, "/accepts/0/maxTimeoutSeconds")),
+        (Seller::V2Svm, "accepts-shape", |d, _| set(d, "/accepts/0/amount", json!(10000))),
+        (Seller::V2Svm, "accepts-shape", |d, _| remove(d, "/resource/url")),
+        (Seller::V2Svm, "scheme-known", |d, _| set(d, "/accepts/0/scheme", json!("exactly"))),
+        (Seller::V2Evm, "network-known", |d, _| set(d, "/accepts/0/network", json!("base"))),
+        (Seller::V2Svm, "networks-not-mixed", |d, _| {
+            let mut devnet = d["accepts"][0].clone();
+            devnet["network"] = json!("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+            devnet["asset"] = json!("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
+            devnet["extra"].as_object_mut().unwrap().remove("usdc_token_account");
+            d["accepts"].as_array_mut().unwrap().push(devnet);
+        }),
+        (Seller::V2Svm, "asset-known", |d, _| {
+            set(d, "/accepts/0/asset", json!("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"));
+            remove(d, "/accepts/0/extra/usdc_token_account");
+        }),
+        (Seller::V2Evm, "asset-known", |d, _| {
+            set(d, "/accepts/0/asset", json!("0x036CbD53842c5426634e7929541eC2318f3dCF7e"));
+        }),
+        (Seller::V2Svm, "amount-valid", |d, _| set(d, "/accepts/0/amount", json!("0"))),
+        (Seller::V2Svm, "amount-valid", |d, _| set(d, "/accepts/0/amount", json!("0.01"))),
+        (Seller::V1Svm, "amount-valid", |d, _| d["accepts"][0]["amount"] = json!("20000")),
+        (Seller::V2Evm, "pay-to-valid", |d, _| {
+            set(d, "/accepts/0/payTo", json!("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"));
+        }),
+        (Seller::V1Svm, "pay-to-valid", |d, _| set(d, "/accepts/0/payTo", json!("0xabc"))),
+        (Seller::V2Svm, "svm-fee-payer", |d, _| remove(d, "/accepts/0/extra/feePayer")),
+        (Seller::V2Svm, "svm-token-account", |d, _| {
+            set(d, "/accepts/0/extra/usdc_token_account", json!(FEE_PAYER));
+        }),
+        (Seller::V2Evm, "evm-domain", |d, _| remove(d, "/accepts/0/extra/version")),
+        (Seller::V2Evm, "evm-domain", |d, _| set(d, "/accepts/0/extra/name", json!("USDC"))),
+        (Seller::V1Svm, "timeout-bounded", |d, _| set(d, "/accepts/0/maxTimeoutSeconds", json!(5))),
+        (Seller::V2Svm, "resource-matches", |d, _| {
+            set(d, "/resource/url", json!("http://localhost:3000/weather"));
+        }),
+        (Seller::V1Svm, "description-length", |d, _| {
+            set(d, "/accepts/0/description", json!("é".repeat(501)));
+        }),
+        (Seller::V2Evm, "mime-type-present", |d, _| set(d, "/resource/mimeType", json!(""))),
+        (Seller::V2Svm, "bazaar-declaration", |d, _| {
+            remove(d, "/extensions/bazaar/info/input/method");
+        }),
+        (Seller::V2Evm, "cors-expose-header", |_, seen| seen.get_headers.expose_headers = None),
+        (Seller::V2Evm, "cache-control", |_, seen| {
+            seen.get_headers.cache_control = Some("public, max-age=60".into());
+        }),
+    ];
+    for (seller, check, seed) in vectors {
+        let mut document = challenge(seller);
+        let mut seen = observation(seller, &document);
+        seed(&mut document, &mut seen);
+        // A seed that changed the document serves it where the seller serves it.
+        if document != challenge(seller) {
+            let reseen = observation(seller, &document);
+            seen.get = reseen.get;
+        }
+        let findings = examine(&seen);
+        assert_eq!(failed(&findings), vec![check], "{check}");
+    }
+}
+
+#[test]
+fn the_preflight_and_the_header_size_are_read_from_what_was_answered() {
+    let seller = Seller::V2Svm;
+    let document = challenge(seller);
+    let vectors: [(Seed, Outcome, Outcome); 5] = [
+        (|_, _| {}, Outcome::Pass, Outcome::Pass),
+        (|_, seen| seen.preflight = None, Outcome::Fail, Outcome::Pass),
+        (|_, seen| seen.preflight.as_mut().unwrap().status = 404, Outcome::Fail, Outcome::Pass),
+        (
+            |_, seen| {
+                seen.preflight.as_mut().unwrap().headers.allow_headers = Some("x-other".into())
+            },
+            Outcome::Fail,
+            Outcome::Pass,
+        ),
+        (
+            |document, seen| {
+                // 6,144 bytes of padding: over 8,192 bytes once base64-encoded.
+                document["accepts"][0]["extra"]["padding"] = json!("x".repeat(6_144));
+                seen.get = observation(Seller::V2Svm, document).get;
+            },
+            Outcome::Pass,
+            Outcome::Fail,
+        ),
+    ];
+    for (seed, preflight, header_size) in vectors {
+        let mut seen = observation(seller, &document);
+        seed(&mut document.clone(), &mut seen);
+        let findings = examine(&seen);
+        assert_eq!(findings.outcome(CheckId::CorsPreflight), preflight);
+        assert_eq!(findings.outcome(CheckId::HeaderSize), header_size);
+    }
+}
+
+#[test]
+fn cache_control_vectors() {
+    let vectors: [(Option<&str>, Outcome); 9] = [
+        (None, Outcome::Pass),
+        (Some("no-store"), Outcome::Pass),
+        (Some("max-age=0"), Outcome::Pass),
+        (Some("public, max-age=60, no-store"), Outcome::Pass),
+        (Some("private, max-age=600"), Outcome::Pass),
+        (Some("public"), Outcome::Fail),
+        (Some("s-maxage=10"), Outcome::Fail),
+        (Some("Max-Age=\"30\""), Outcome::Fail),
+        (Some("max-age=abc"), Outcome::Fail),
+    ];
+    for (value, outcome) in vectors {
+        let mut seen = observation(Seller::V2Evm, &challenge(Seller::V2Evm));
+        seen.get_headers.cache_control = value.map(str::to_owned);
+        assert_eq!(examine(&seen).outcome(CheckId::CacheControl), outcome, "{value:?}");
+    }
+}
+
+#[test]
+fn what_cannot_be_read_makes_the_later_checks_not_applicable_never_failed() {
+    let failed_fetch = HttpObservation {
+        url: URL.into(),
+        get: FetchOutcome::TimedOut,
+        get_headers: ResponseHeaders::default(),
+        preflight: None,
+    };
+    let vectors: [(HttpObservation, Vec<&str>); 3] = [
+        (failed_fetch, vec!["status-402"]),
+        (
+            HttpObservation {
+                get: FetchOutcome::Captured(Capture {
+                    status: 402,
+                    payment_required: Some(CapturedHeader::of(b"not base64 of json!")),
+                    body: CapturedBody::Complete(b"<html>".to_vec()),
+                }),
+                ..observation(Seller::V2Svm, &challenge(Seller::V2Svm))
+            },
+            vec!["challenge-decodes"],
+        ),
+        (
+            observation(Seller::V1Svm, &json!({ "x402Version": 3, "accepts": [] })),
+            vec!["version-known"],
+        ),
+    ];
+    for (seen, want) in vectors {
+        let findings = examine(&seen);
+        assert_eq!(failed(&findings), want);
+        assert_eq!(
+            findings.count(Outcome::Pass)
+                + findings.count(Outcome::Fail)
+                + findings.count(Outcome::NotApplicable),
+            CheckId::ALL.len()
+        );
+    }
+}
+
+#[test]
+fn the_list_is_closed_and_each_id_parses_back() {
+    for id in CheckId::ALL {
+        assert_eq!(CheckId::parse(id.as_str()), Some(id));
+        let check = id.check();
+        assert!(check.sentence.ends_with('.'), "{}", id.as_str());
+        assert!(!check.applies.versions.is_empty());
+    }
+    for level in Level::ALL {
+        assert_eq!(Level::parse(level.as_str()), Some(level));
+    }
+}

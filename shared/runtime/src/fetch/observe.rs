@@ -1,0 +1,78 @@
+//! The doctor's look at one endpoint: the stranger's GET (as `check` sends it, plus an
+//! `Origin`, as a browser page on another site would) and a CORS preflight, side by side,
+//! under the same target policy, deadline and caps. Only the status, the capture and the few
+//! headers the checks read are kept.
+
+use payability_core::capture::FetchOutcome;
+use payability_core::doctor::{Answer, HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
+use payability_core::policy::TargetUrl;
+use reqwest::header::{HeaderMap, HeaderName};
+use reqwest::{Method, Response};
+
+use super::{Fetcher, capture};
+
+impl Fetcher {
+    /// Sends the GET and the preflight together; never errors (a failure is an outcome).
+    pub async fn observe(&self, target: &TargetUrl) -> HttpObservation {
+        let (get, preflight) = tokio::join!(self.doctor_get(target), self.preflight(target));
+        let (get, get_headers) = get;
+        HttpObservation { url: target.as_str().to_owned(), get, get_headers, preflight }
+    }
+
+    async fn doctor_get(&self, target: &TargetUrl) -> (FetchOutcome, ResponseHeaders) {
+        if !self.literal_host_allowed(target) {
+            return (FetchOutcome::Failed, ResponseHeaders::default());
+        }
+        let request = self.client.get(target.as_str()).header("origin", PREFLIGHT_ORIGIN);
+        let exchange = async {
+            match request.send().await {
+                Ok(response) => {
+                    let headers = read_headers(response.headers());
+                    (capture(response).await, headers)
+                }
+                Err(_) => (FetchOutcome::Failed, ResponseHeaders::default()),
+            }
+        };
+        match tokio::time::timeout(self.deadline, exchange).await {
+            Ok(outcome) => outcome,
+            Err(_) => (FetchOutcome::TimedOut, ResponseHeaders::default()),
+        }
+    }
+
+    async fn preflight(&self, target: &TargetUrl) -> Option<Answer> {
+        if !self.literal_host_allowed(target) {
+            return None;
+        }
+        let request = self
+            .client
+            .request(Method::OPTIONS, target.as_str())
+            .header("origin", PREFLIGHT_ORIGIN)
+            .header("access-control-request-method", "GET")
+            .header("access-control-request-headers", "payment-signature");
+        let response: Response =
+            tokio::time::timeout(self.deadline, request.send()).await.ok()?.ok()?;
+        Some(Answer {
+            status: response.status().as_u16(),
+            headers: read_headers(response.headers()),
+        })
+    }
+}
+
+/// The headers the checks read, each field's values joined with `, ` (values that are not
+/// visible ASCII are left out).
+fn read_headers(headers: &HeaderMap) -> ResponseHeaders {
+    let joined = |name: &'static str| {
+        let values: Vec<&str> = headers
+            .get_all(HeaderName::from_static(name))
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .collect();
+        (!values.is_empty()).then(|| values.join(", "))
+    };
+    ResponseHeaders {
+        allow_origin: joined("access-control-allow-origin"),
+        allow_headers: joined("access-control-allow-headers"),
+        expose_headers: joined("access-control-expose-headers"),
+        cache_control: joined("cache-control"),
+    }
+}
