@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use payability_core::doctor::{CheckId, LIST_REVISION};
 use payability_core::policy::PolicyRefusal;
 use payability_core::price::{PRICE_USDC_UNITS, price_usd};
 use payability_runtime::routes::Route;
@@ -35,13 +36,14 @@ fn prose_lines(doc: &str) -> Vec<&str> {
     lines
 }
 
-/// The body rows (cells trimmed) of the first table after the `## <heading>` line.
+/// The body rows (cells trimmed) of the first table after the `## <heading>` line of
+/// docs/api.md.
 fn table_under(doc: &str, heading: &str) -> Vec<Vec<String>> {
     let lines = prose_lines(doc);
     let start = lines
         .iter()
         .position(|line| *line == format!("## {heading}"))
-        .unwrap_or_else(|| panic!("docs/api.md has no heading \"## {heading}\""));
+        .unwrap_or_else(|| panic!("no heading \"## {heading}\""));
     let table: Vec<&str> = lines[start + 1..]
         .iter()
         .take_while(|line| !line.starts_with("## "))
@@ -304,5 +306,35 @@ fn every_price_the_readme_and_docs_state_is_the_price() {
     assert_eq!(
         unit_amounts("(10000 USDC units) 10,000 base units; 9 write units"),
         ["10000", "10,000"]
+    );
+}
+
+#[test]
+fn the_doctor_page_lists_every_check_with_its_level_scope_and_sentence_and_a_fix_for_each() {
+    let doc = read(&workspace_root().join("docs/doctor.md"));
+    let rows = table_under(&doc, &format!("The checks ({LIST_REVISION})"));
+    let want: Vec<Vec<String>> = CheckId::ALL
+        .into_iter()
+        .map(|id| {
+            let check = id.check();
+            vec![
+                format!("[`{0}`](#{0})", id.as_str()),
+                check.level.as_str().to_owned(),
+                check.applies.describe(),
+                check.sentence.to_owned(),
+            ]
+        })
+        .collect();
+    assert_eq!(rows, want, "docs/doctor.md's table is not the list");
+    let sections: Vec<&str> =
+        prose_lines(&doc).into_iter().filter_map(|line| line.strip_prefix("### ")).collect();
+    let ids: Vec<&str> = CheckId::ALL.into_iter().map(CheckId::as_str).collect();
+    assert_eq!(
+        sections, ids,
+        "docs/doctor.md needs one fix section per check, in the list's order"
+    );
+    assert!(
+        doc.contains(&format!("- `{LIST_REVISION}`:")),
+        "docs/doctor.md's changelog has no line for {LIST_REVISION}"
     );
 }

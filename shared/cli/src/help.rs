@@ -22,11 +22,13 @@ For sellers: checking a local server
   full URL, http:// or https:// included:
     payability check --allow-private http://127.0.0.1:3000/weather
     payability memo --allow-private http://127.0.0.1:3000/weather
+    payability doctor --allow-private http://127.0.0.1:3000/weather
   On a terminal the report is shown as a checklist of its factors, grouped by leg, with the
   factors that decided the state marked; --format json prints the signed report. The rule
   reads the core fields (payTo, extra.usdc_token_account, extra.memo, amount, resource) from
   the body leg, accepts[0] of the JSON body: a challenge carried only in the PAYMENT-REQUIRED
-  header grades UNCONFIGURED (check) and MEMO-ABSENT (memo).";
+  header grades UNCONFIGURED (check) and MEMO-ABSENT (memo). doctor runs the published
+  check list (doctor/v1): will buyers pay it, browsers read it and indexers find it.";
 
 /// The environment lines of every command that signs with the local key.
 fn key_environment() -> String {
@@ -128,7 +130,7 @@ pub(crate) fn root() -> String {
         "States of check (one fetch):\n{}\
          States of memo (two fetches, back to back):\n{}\n\
          Exit codes: 0 success, 1 failed, 2 refused, 3 outside your terms (--require and \
-         --expect\nof check and memo); each subcommand's --help says when.\n\
+         --expect\nof check and memo, --fail-on of doctor); each subcommand's --help says when.\n\
          Every subcommand's --help lists its flags, environment variables and exit codes.\n\n\
          {FOR_SELLERS}",
         check_states(),
@@ -233,6 +235,51 @@ Exit codes:
   Across URLs, the first that applies in the order 1, 2, 3 is the run's, else 0.
 
 {FOR_SELLERS}"
+    )
+}
+
+/// The usage lines of `doctor`: URLs, a file of them, a catalogue, or the list.
+pub(crate) fn doctor_usage() -> String {
+    format!("{}\n       payability doctor --list [--format json]", usage("doctor"))
+}
+
+/// After `doctor --help`: what it sends, what it prints, the environment and the exit codes.
+pub(crate) fn doctor() -> String {
+    let allow_private_targets = settings::ALLOW_PRIVATE_TARGETS.name();
+    let revision = payability_core::doctor::LIST_REVISION;
+    let count = payability_core::doctor::CheckId::ALL.len();
+    let origin = payability_core::doctor::PREFLIGHT_ORIGIN;
+    format!(
+        "What it sends, per URL (under the target policy, each within 5,000 ms):
+  the stranger's GET that check sends, with Origin: {origin}, and beside it a CORS
+  preflight (OPTIONS, Origin, Access-Control-Request-Method GET, Access-Control-Request-Headers
+  payment-signature). Nothing is paid, signed or stored.
+
+What it prints:
+  The {count} checks of {revision} (payability doctor --list; docs/doctor.md), each pass, fail
+  or not applicable, with its level (error, warning, info) and, for a failure, the link to
+  its fix. No score. Never a value the endpoint served: check ids, outcomes and counts.
+  --format text (the default on a terminal): a line a check and the counts; json (the
+  default when piped): one JSON line per URL ({{item, url, list, checks, counts}}); github:
+  an annotation per failed check (::error, ::warning or ::notice by its level) and the
+  summary table appended to GITHUB_STEP_SUMMARY; markdown: that table. --reports FILE
+  writes the JSON Lines too. Several URLs, --urls-from and --catalogue as for check.
+
+Environment:
+  {allow_private_targets:<33} 0 (default) or 1; 1 lifts the public-address rule as
+                                    --allow-private does
+  NO_COLOR                          set and not empty: no colour in the text view
+  GITHUB_STEP_SUMMARY               --format github: the file the summary table is
+                                    appended to
+
+Exit codes:
+  0  every URL was examined and no check at or above --fail-on (default error) failed
+  1  failed: the HTTP client, a catalogue that did not answer 200, the --reports or summary
+     file, or a write to any output (output_unwritable)
+  2  refused: a URL (target policy; nothing was fetched), a catalogue or one of its
+     resources, a malformed setting, or the command line (the file, --fail-on)
+  3  a check at or above --fail-on failed (every URL has its findings)
+  Across URLs, the first that applies in the order 1, 2, 3 is the run's, else 0."
     )
 }
 

@@ -2,6 +2,7 @@
 //! binding, verify a signed report, or print the criteria document.
 
 mod demo;
+mod doctor;
 mod escape;
 mod exit;
 mod help;
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use payability_core::criteria::{SigningKeyEntry, criteria_document, published};
+use payability_core::doctor::Level;
 use payability_core::expect::Expectations;
 use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, vet_target_url};
@@ -56,6 +58,9 @@ enum Command {
     /// Fetch each URL twice, back to back, and print its signed memo-binding report (five states).
     #[command(after_help = help::check(PaidOp::Memo), override_usage = help::usage("memo"))]
     Memo(TargetArgs),
+    /// Run the published check list (doctor/v1) on each URL: will buyers pay it and indexers find it?
+    #[command(after_help = help::doctor(), override_usage = help::doctor_usage())]
+    Doctor(DoctorArgs),
     /// Verify a report's signature and say which key signed it.
     #[command(after_help = help::verify())]
     Verify {
@@ -144,6 +149,35 @@ struct TargetArgs {
     reports: Option<PathBuf>,
 }
 
+/// The arguments of `doctor`.
+#[derive(Args)]
+struct DoctorArgs {
+    /// The endpoints to examine, in order: full http:// or https:// URLs.
+    #[arg(value_name = "URL")]
+    urls: Vec<String>,
+    /// Also examine the URLs of FILE: one a line; blank lines and lines starting with # skipped.
+    #[arg(long, value_name = "FILE")]
+    urls_from: Option<PathBuf>,
+    /// Also examine every resource ORIGIN/.well-known/x402 lists (x402 discovery), last.
+    #[arg(long, value_name = "ORIGIN")]
+    catalogue: Option<String>,
+    /// Examine a loopback or private address: lift the public-address rule for this run.
+    #[arg(long)]
+    allow_private: bool,
+    /// How to print the findings [default: text on a terminal, json when piped].
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Exit 3 when a check of this level or above failed: error, warning or info.
+    #[arg(long, value_name = "LEVEL", default_value = "error")]
+    fail_on: String,
+    /// Also write every URL's findings (and refusals) to FILE as JSON Lines, whatever the format.
+    #[arg(long, value_name = "FILE")]
+    reports: Option<PathBuf>,
+    /// Print the check list (text, or JSON with --format json) and exit; nothing is fetched.
+    #[arg(long, conflicts_with_all = ["urls", "urls_from", "catalogue"])]
+    list: bool,
+}
+
 /// The format when none is asked for: text for a person at a terminal, JSON for a pipe.
 fn default_format(terminal: bool) -> Format {
     if terminal { Format::Text } else { Format::Json }
@@ -159,6 +193,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => run_check(&args, PaidOp::Check),
         Command::Memo(args) => run_check(&args, PaidOp::Memo),
+        Command::Doctor(args) => match prepare_and_run_doctor(&args) {
+            Ok(code) | Err(code) => code,
+        },
         Command::Verify { report, key } => verify::run(&report, key.as_deref()),
         Command::Criteria => print_criteria(),
         Command::Demo => run_demo(),
@@ -279,6 +316,58 @@ fn prepare_and_run(args: &TargetArgs, op: PaidOp) -> Result<ExitCode, ExitCode> 
         signer: &signer,
         fetcher: &fetcher,
     };
+    let code = current_thread_runtime().block_on(run.run(targets, catalogue));
+    Ok(ExitCode::from(code))
+}
+
+/// Reads every input of `doctor` (each refusal before anything is fetched), then runs it.
+fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
+    let terminal = std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(default_format(terminal));
+    let Some(fail_on) = Level::parse(&args.fail_on) else {
+        print_error(
+            "fail_on_unknown",
+            "--fail-on names a level the list does not have; its levels are error, warning, info",
+        );
+        return Err(ExitCode::from(EXIT_REFUSED));
+    };
+    if args.list {
+        return Ok(print_answer(&doctor::list(format), ExitCode::SUCCESS));
+    }
+    if args.urls.is_empty() && args.urls_from.is_none() && args.catalogue.is_none() {
+        print_error(
+            "no_targets",
+            "doctor needs a URL, --urls-from FILE or --catalogue ORIGIN (or --list)",
+        );
+        return Err(ExitCode::from(EXIT_REFUSED));
+    }
+    let rule = address_rule(args.allow_private)?;
+    let targets = targets::given(&args.urls, args.urls_from.as_deref()).map_err(|problem| {
+        print_error(problem.rule, &problem.message);
+        ExitCode::from(problem.exit)
+    })?;
+    let catalogue = args.catalogue.as_deref().map(|origin| targets::catalogue_url(origin, rule));
+    let reports = match &args.reports {
+        Some(path) => Some(output_file(
+            path,
+            false,
+            "reports_unwritable",
+            "the --reports file cannot be created",
+        )?),
+        None => None,
+    };
+    let summary = match std::env::var_os(STEP_SUMMARY) {
+        Some(path) if format == Format::Github && !path.is_empty() => Some(output_file(
+            Path::new(&path),
+            true,
+            "step_summary_unwritable",
+            "the file GITHUB_STEP_SUMMARY names cannot be opened for appending",
+        )?),
+        _ => None,
+    };
+    let fetcher = build_fetcher(rule)?;
+    let colour = colour_wanted(terminal, std::env::var_os("NO_COLOR").as_deref());
+    let run = doctor::Doctor { rule, format, colour, fail_on, reports, summary, fetcher: &fetcher };
     let code = current_thread_runtime().block_on(run.run(targets, catalogue));
     Ok(ExitCode::from(code))
 }

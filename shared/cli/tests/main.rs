@@ -15,6 +15,7 @@ mod action;
 mod agents;
 mod cli;
 mod deployed_shape;
+mod doctor;
 mod gateway_quota;
 mod help_docs;
 mod ledger;
