@@ -253,7 +253,11 @@ pub(crate) fn doctor() -> String {
         "What it sends, per URL (under the target policy, each within 5,000 ms):
   the stranger's GET that check sends, with Origin: {origin}, and beside it a CORS
   preflight (OPTIONS, Origin, Access-Control-Request-Method GET, Access-Control-Request-Headers
-  payment-signature). Nothing is paid, signed or stored.
+  payment-signature). Nothing is paid, signed or stored. The probes send more, each only
+  with its flag, to URLs vetted by the same policy: --method (one empty-body request),
+  --facilitator (/supported), --solana-rpc and --evm-rpc (a JSON-RPC call per address the
+  offers name), --discovery (the origin's /.well-known/x402; with --facilitator, its
+  /discovery/resources, at most 10 pages of 100).
 
 What it prints:
   The {count} checks of {revision} (payability doctor --list; docs/doctor.md), each pass, fail
@@ -277,7 +281,8 @@ Exit codes:
   1  failed: the HTTP client, a catalogue that did not answer 200, the --reports or summary
      file, or a write to any output (output_unwritable)
   2  refused: a URL (target policy; nothing was fetched), a catalogue or one of its
-     resources, a malformed setting, or the command line (the file, --fail-on)
+     resources, a malformed setting, or the command line (the file, --fail-on, a probe's
+     URL or --method)
   3  a check at or above --fail-on failed (every URL has its findings)
   Across URLs, the first that applies in the order 1, 2, 3 is the run's, else 0."
     )

@@ -173,6 +173,21 @@ struct DoctorArgs {
     /// Also write every URL's findings (and refusals) to FILE as JSON Lines, whatever the format.
     #[arg(long, value_name = "FILE")]
     reports: Option<PathBuf>,
+    /// Probe: also send an empty-body request of METHOD (POST, PUT, PATCH, DELETE, HEAD); it must get 402 too.
+    #[arg(long, value_name = "METHOD")]
+    method: Option<String>,
+    /// Probe: ask this facilitator's /supported (and, with --discovery, its discovery listing).
+    #[arg(long, value_name = "URL")]
+    facilitator: Option<String>,
+    /// Probe: ask this Solana RPC about each payout token account.
+    #[arg(long, value_name = "URL")]
+    solana_rpc: Option<String>,
+    /// Probe: ask this EVM RPC about each asset contract (code, name(), version()).
+    #[arg(long, value_name = "URL")]
+    evm_rpc: Option<String>,
+    /// Probe: read the origin's /.well-known/x402 (x402 discovery) for each URL.
+    #[arg(long)]
+    discovery: bool,
     /// Print the check list (text, or JSON with --format json) and exit; nothing is fetched.
     #[arg(long, conflicts_with_all = ["urls", "urls_from", "catalogue"])]
     list: bool,
@@ -347,6 +362,17 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
         ExitCode::from(problem.exit)
     })?;
     let catalogue = args.catalogue.as_deref().map(|origin| targets::catalogue_url(origin, rule));
+    let flags = doctor::Flags {
+        method: args.method.as_deref(),
+        facilitator: args.facilitator.as_deref(),
+        solana_rpc: args.solana_rpc.as_deref(),
+        evm_rpc: args.evm_rpc.as_deref(),
+        discovery: args.discovery,
+    };
+    let probes = doctor::Probes::read(&flags, rule).map_err(|problem| {
+        print_error(problem.rule, &problem.message);
+        ExitCode::from(problem.exit)
+    })?;
     let reports = match &args.reports {
         Some(path) => Some(output_file(
             path,
@@ -367,7 +393,16 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
     };
     let fetcher = build_fetcher(rule)?;
     let colour = colour_wanted(terminal, std::env::var_os("NO_COLOR").as_deref());
-    let run = doctor::Doctor { rule, format, colour, fail_on, reports, summary, fetcher: &fetcher };
+    let run = doctor::Doctor {
+        rule,
+        format,
+        colour,
+        fail_on,
+        reports,
+        summary,
+        fetcher: &fetcher,
+        probes,
+    };
     let code = current_thread_runtime().block_on(run.run(targets, catalogue));
     Ok(ExitCode::from(code))
 }

@@ -111,7 +111,7 @@ fn a_healthy_seller_passes_every_check_that_applies_and_each_request_is_the_stra
     assert_eq!(ids, want);
     let failed: Vec<_> = outcomes(line).into_iter().filter(|(_, o)| o == "fail").collect();
     assert_eq!(failed, vec![]);
-    assert_eq!(line["counts"], json!({"pass": 19, "fail": 0, "not_applicable": 5}));
+    assert_eq!(line["counts"], json!({"pass": 19, "fail": 0, "not_applicable": 12}));
     // Two requests: the GET (with an Origin, no payment, no body) and the preflight.
     let mut requests = seller.requests();
     requests.sort_by(|a, b| a.method.cmp(&b.method));
@@ -229,4 +229,235 @@ fn no_value_a_seller_served_reaches_any_output_in_any_format() {
         assert!(seen.contains("asset-known") || seen.contains("failed"), "{format}: {seen}");
         assert!(!seen.contains(CANARY), "{format}: a served value reached the output:\n{seen}");
     }
+}
+
+const SOLANA: &str = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+const USDC_MINT: &str = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const SVM_PAY_TO: &str = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+/// SVM_PAY_TO's associated USDC account.
+const SVM_ACCOUNT: &str = "3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3";
+const FEE_PAYER: &str = "Cra8woRQhnHsGAmFWcCN1m7A9J44ykNfGpehi6dMBuKR";
+
+/// A probed world: a seller (the 402 on GET, `post` on POST, its own /.well-known/x402), a
+/// facilitator (/supported, /discovery/resources) and an RPC (Solana or EVM JSON-RPC).
+struct World {
+    seller: StandIn,
+    facilitator: StandIn,
+    rpc: StandIn,
+}
+
+/// What each part of a world answers; every field healthy by default.
+#[derive(Clone)]
+struct Answers {
+    challenge: Value,
+    post: u16,
+    listed: bool,
+    kinds: Value,
+    signers: Value,
+    account_owner: &'static str,
+    contract_name: &'static str,
+}
+
+fn svm_answers() -> Answers {
+    Answers {
+        challenge: json!({
+            "x402Version": 2,
+            "resource": { "url": "SELF", "description": "Weather", "mimeType": "application/json" },
+            "accepts": [{
+                "scheme": "exact", "network": SOLANA, "amount": "10000", "asset": USDC_MINT,
+                "payTo": SVM_PAY_TO, "maxTimeoutSeconds": 60,
+                "extra": { "feePayer": FEE_PAYER, "usdc_token_account": SVM_ACCOUNT }
+            }]
+        }),
+        post: 402,
+        listed: true,
+        kinds: json!([{ "x402Version": 2, "scheme": "exact", "network": SOLANA }]),
+        signers: json!({ "solana:*": [FEE_PAYER] }),
+        account_owner: SVM_PAY_TO,
+        contract_name: "USD Coin",
+    }
+}
+
+fn evm_answers() -> Answers {
+    Answers {
+        challenge: healthy_challenge(),
+        kinds: json!([{ "x402Version": 2, "scheme": "exact", "network": "eip155:8453" }]),
+        signers: json!({ "eip155:*": [PAY_TO] }),
+        ..svm_answers()
+    }
+}
+
+/// An ABI-encoded string, as `eth_call` answers it.
+fn abi(text: &str) -> String {
+    let mut hex = format!("0x{:064x}{:064x}", 32, text.len());
+    hex += &text.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    hex += &"0".repeat((64 - (hex.len() - 2) % 64) % 64);
+    hex
+}
+
+impl World {
+    fn start(answers: Answers) -> Self {
+        let a = answers.clone();
+        let seller = StandIn::replying_with(move |origin| {
+            let origin = origin.to_owned();
+            move |request: &Recorded| {
+                let mut document = a.challenge.clone();
+                document["resource"]["url"] = json!(format!("{origin}/weather"));
+                let challenge = Reply::json(402, &json!({}))
+                    .header("payment-required", STANDARD.encode(document.to_string()))
+                    .header("access-control-allow-origin", "*")
+                    .header("access-control-expose-headers", "PAYMENT-REQUIRED");
+                match (request.method.as_str(), request.path.as_str()) {
+                    ("GET", "/.well-known/x402") => {
+                        let resources = if a.listed { vec!["/weather"] } else { vec!["/other"] };
+                        Reply::json(200, &json!({ "version": 1, "resources": resources }))
+                    }
+                    ("POST", _) if a.post != 402 => Reply::status(a.post),
+                    ("OPTIONS", _) => Reply::status(204)
+                        .header("access-control-allow-origin", "*")
+                        .header("access-control-allow-headers", "payment-signature"),
+                    _ => challenge,
+                }
+            }
+        });
+        let seller_url = seller.url("/weather");
+        let a = answers.clone();
+        let facilitator = StandIn::replying(move |request: &Recorded| {
+            if request.path.starts_with("/supported") {
+                return Reply::json(
+                    200,
+                    &json!({ "kinds": a.kinds, "extensions": [], "signers": a.signers }),
+                );
+            }
+            let mut document = a.challenge.clone();
+            document["resource"]["url"] = json!(seller_url);
+            let item = json!({ "resource": seller_url, "type": "http", "x402Version": 2, "accepts": document["accepts"] });
+            Reply::json(
+                200,
+                &json!({ "x402Version": 2, "items": [item], "pagination": { "limit": 100, "offset": 0, "total": 1 } }),
+            )
+        });
+        let a = answers;
+        let rpc = StandIn::replying(move |request: &Recorded| {
+            let call: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+            let result = match call["method"].as_str() {
+                Some("getAccountInfo") => json!({ "context": { "slot": 1 }, "value": {
+                    "owner": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+                    "data": { "program": "spl-token", "parsed": { "type": "account",
+                        "info": { "mint": USDC_MINT, "owner": a.account_owner } } } } }),
+                Some("eth_getCode") => json!("0x6080604052"),
+                Some("eth_call") if call["params"][0]["data"] == "0x06fdde03" => {
+                    json!(abi(a.contract_name))
+                }
+                Some("eth_call") => json!(abi("2")),
+                _ => Value::Null,
+            };
+            Reply::json(200, &json!({ "jsonrpc": "2.0", "id": call["id"], "result": result }))
+        });
+        Self { seller, facilitator, rpc }
+    }
+
+    /// `doctor` with every probe; the RPC flag is `rpc_flag`.
+    fn doctor(&self, rpc_flag: &str) -> Output {
+        let (facilitator, rpc, url) =
+            (self.facilitator.origin(), self.rpc.origin(), self.seller.url("/weather"));
+        doctor(
+            &[
+                "--allow-private",
+                "--format",
+                "json",
+                "--method",
+                "POST",
+                "--discovery",
+                "--facilitator",
+                &facilitator,
+                rpc_flag,
+                &rpc,
+                &url,
+            ],
+            None,
+        )
+    }
+}
+
+fn failed_checks(output: &Output) -> Vec<String> {
+    outcomes(&lines(output)[0]).into_iter().filter(|(_, o)| o == "fail").map(|(id, _)| id).collect()
+}
+
+#[test]
+fn every_probe_passes_on_a_healthy_world_and_each_seeded_defect_fails_exactly_its_check() {
+    let probe_checks =
+        ["method-402", "facilitator-supports", "discovery-listed", "facilitator-listing"];
+    for (answers, rpc_flag, chain_check) in [
+        (svm_answers(), "--solana-rpc", "svm-payout-account"),
+        (evm_answers(), "--evm-rpc", "evm-asset-contract"),
+    ] {
+        let world = World::start(answers);
+        let output = world.doctor(rpc_flag);
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let all = outcomes(&lines(&output)[0]);
+        for check in probe_checks.iter().chain([&chain_check]) {
+            assert!(all.contains(&(check.to_string(), "pass".to_owned())), "{check}: {all:?}");
+        }
+    }
+    let vectors: [(Answers, &str, &str); 6] = [
+        (Answers { post: 400, ..svm_answers() }, "--solana-rpc", "method-402"),
+        (Answers { listed: false, ..svm_answers() }, "--solana-rpc", "discovery-listed"),
+        (
+            Answers {
+                kinds: json!([{ "x402Version": 2, "scheme": "exact", "network": "eip155:8453" }]),
+                ..svm_answers()
+            },
+            "--solana-rpc",
+            "facilitator-supports",
+        ),
+        (
+            Answers { signers: json!({ "solana:*": [SVM_PAY_TO] }), ..svm_answers() },
+            "--solana-rpc",
+            "facilitator-fee-payer",
+        ),
+        (
+            Answers { account_owner: FEE_PAYER, ..svm_answers() },
+            "--solana-rpc",
+            "svm-payout-account",
+        ),
+        (Answers { contract_name: "USDC", ..evm_answers() }, "--evm-rpc", "evm-asset-contract"),
+    ];
+    for (answers, rpc_flag, check) in vectors {
+        let world = World::start(answers);
+        let output = world.doctor(rpc_flag);
+        assert_eq!(failed_checks(&output), vec![check.to_owned()], "{check}");
+        assert_eq!(
+            output.status.code(),
+            Some(if check == "discovery-listed" { 0 } else { 3 }),
+            "{check}"
+        );
+    }
+}
+
+#[test]
+fn a_probe_url_outside_the_policy_or_an_unknown_method_is_refused_before_anything_is_fetched() {
+    let seller = seller(healthy_challenge(), cors(), preflight());
+    let url = seller.url("/weather");
+    let vectors: [(&[&str], &str); 4] = [
+        (&["--facilitator", "ftp://facilitator.example/"], "scheme_not_http"),
+        (&["--evm-rpc", "http://127.0.0.1:1/"], "address_not_public"),
+        (&["--method", "post"], "method_unknown"),
+        (&["--method", "TRACE"], "method_unknown"),
+    ];
+    for (args, rule) in vectors {
+        let mut all = vec!["--format", "json"];
+        all.extend_from_slice(args);
+        all.push(&url);
+        let output = Command::new(env!("CARGO_BIN_EXE_payability"))
+            .arg("doctor")
+            .args(&all)
+            .env("PAYABILITY_ALLOW_PRIVATE_TARGETS", "0")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&format!("\"rule\":\"{rule}\"")), "{args:?}: {stderr}");
+    }
+    assert_eq!(seller.accepted(), 0);
 }

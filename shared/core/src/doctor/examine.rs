@@ -9,9 +9,10 @@ use super::address::{evm_address_valid, svm_address_valid};
 use super::list::{CheckId, Level};
 use super::networks::{Family, KnownNetwork, known_network};
 use super::observed::{HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
+use super::probes::{ProbeAnswers, svm_payout};
 use crate::capture::{Capture, CapturedHeader};
 use crate::grade::json::{forgiving_base64_decode, parse_json};
-use crate::payment::solana::associated_token_account;
+use crate::payment::solana::{TOKEN_PROGRAM, associated_token_account};
 
 /// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -134,62 +135,104 @@ fn extra<'a>(offer: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
 }
 
 /// An offer read with its version: the fields the checks compare.
-struct Offer<'a> {
+pub(crate) struct Offer<'a> {
     fields: &'a Map<String, Value>,
     network: Option<&'static KnownNetwork>,
 }
 
 impl Offer<'_> {
-    fn scheme_is_exact(&self) -> bool {
-        text(self.fields, "scheme") == Some("exact")
+    pub(crate) fn scheme_is_exact(&self) -> bool {
+        self.text("scheme") == Some("exact")
     }
 
-    fn on(&self, family: Family) -> bool {
+    pub(crate) fn on(&self, family: Family) -> bool {
         self.network.is_some_and(|network| network.family == family)
+    }
+
+    /// A non-empty string field of the offer.
+    pub(crate) fn text(&self, name: &str) -> Option<&str> {
+        text(self.fields, name)
+    }
+
+    /// A non-empty string field of the offer's `extra`.
+    pub(crate) fn extra(&self, name: &str) -> Option<&str> {
+        extra(self.fields, name)
     }
 }
 
-/// Examines one HTTP endpoint: one outcome per check of the list.
-pub fn examine(seen: &HttpObservation) -> Findings {
+/// The challenge's two legs as decoded from the GET.
+pub(crate) struct Challenge {
+    body: Option<Map<String, Value>>,
+    header: Option<Map<String, Value>>,
+}
+
+impl Challenge {
+    /// The challenge a client reads: the header's, else the body's.
+    fn document(&self) -> Option<&Map<String, Value>> {
+        self.header.as_ref().or(self.body.as_ref())
+    }
+
+    /// Its `x402Version`, when it is 1 or 2.
+    fn version(&self) -> Option<u64> {
+        self.document()?.get("x402Version")?.as_u64().filter(|v| matches!(v, 1 | 2))
+    }
+
+    /// Its offers (the object items of `accepts`), each with its known network.
+    pub(crate) fn offers(&self) -> Vec<Offer<'_>> {
+        let (Some(document), Some(version)) = (self.document(), self.version()) else {
+            return Vec::new();
+        };
+        let items = document.get("accepts").and_then(Value::as_array);
+        items
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .map(|fields| Offer {
+                fields,
+                network: text(fields, "network").and_then(|name| known_network(version, name)),
+            })
+            .collect()
+    }
+}
+
+/// The challenge's legs, when the GET was answered.
+pub(crate) fn read_challenge(seen: &HttpObservation) -> Option<Challenge> {
+    let capture = seen.get.capture()?;
+    Some(Challenge { body: body_leg(capture), header: header_leg(capture) })
+}
+
+/// Examines one HTTP endpoint with what its probes were answered: one outcome per check.
+pub fn examine(seen: &HttpObservation, probes: &ProbeAnswers) -> Findings {
     let mut findings = Findings { outcomes: [Outcome::NotApplicable; CheckId::ALL.len()] };
-    let Some(capture) = seen.get.capture() else {
+    if let Some(method) = &probes.method {
+        let answered_402 = method.capture().is_some_and(|answer| answer.status == 402);
+        findings.set(CheckId::Method402, Outcome::of(answered_402));
+    }
+    let (Some(capture), Some(read)) = (seen.get.capture(), read_challenge(seen)) else {
         findings.set(CheckId::Status402, Outcome::Fail);
         return findings;
     };
     findings.set(CheckId::Status402, Outcome::of(capture.status == 402));
     findings.set(CheckId::CacheControl, Outcome::of(shared_cache_may_not_keep(&seen.get_headers)));
-
-    let (body, header) = (body_leg(capture), header_leg(capture));
-    let Some(challenge) = header.as_ref().or(body.as_ref()) else {
+    let Some(challenge) = read.document() else {
         findings.set(CheckId::ChallengeDecodes, Outcome::Fail);
         return findings;
     };
     findings.set(CheckId::ChallengeDecodes, Outcome::Pass);
-    if let (Some(body), Some(header)) = (&body, &header) {
+    if let (Some(body), Some(header)) = (&read.body, &read.header) {
         let same = |name: &str| body.get(name) == header.get(name);
         findings.set(CheckId::LegsAgree, Outcome::of(same("x402Version") && same("accepts")));
     }
-    let version = match challenge.get("x402Version").and_then(Value::as_u64) {
-        Some(version @ (1 | 2)) => version,
-        _ => {
-            findings.set(CheckId::VersionKnown, Outcome::Fail);
-            return findings;
-        }
+    let Some(version) = read.version() else {
+        findings.set(CheckId::VersionKnown, Outcome::Fail);
+        return findings;
     };
     findings.set(CheckId::VersionKnown, Outcome::Pass);
-    let in_its_leg = if version == 1 { body.is_some() } else { header.is_some() };
+    let in_its_leg = if version == 1 { read.body.is_some() } else { read.header.is_some() };
     findings.set(CheckId::VersionLeg, Outcome::of(in_its_leg));
 
     let items = challenge.get("accepts").and_then(Value::as_array);
-    let offers: Vec<Offer<'_>> = items
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_object)
-        .map(|fields| Offer {
-            fields,
-            network: text(fields, "network").and_then(|name| known_network(version, name)),
-        })
-        .collect();
+    let offers = read.offers();
     let shape = items.is_some_and(|items| {
         !items.is_empty()
             && items.iter().all(|item| item.as_object().is_some_and(|o| shaped(version, o)))
@@ -198,6 +241,7 @@ pub fn examine(seen: &HttpObservation) -> Findings {
     findings.set(CheckId::AcceptsShape, Outcome::of(shape));
     examine_offers(&mut findings, version, &offers);
     examine_resource(&mut findings, version, challenge, &offers, &seen.url);
+    examine_probes(&mut findings, version, &offers, probes);
 
     if version == 2 {
         let declared = challenge.get("extensions").and_then(|e| e.get("bazaar"));
@@ -311,6 +355,97 @@ fn examine_offers(findings: &mut Findings, version: u64, offers: &[Offer<'_>]) {
     );
 }
 
+/// The checks of the opt-in probes' answers; each not applicable without its flag.
+fn examine_probes(
+    findings: &mut Findings,
+    version: u64,
+    offers: &[Offer<'_>],
+    probes: &ProbeAnswers,
+) {
+    if let Some(supported) = &probes.supported {
+        let kinds = supported.as_ref().and_then(|s| s.get("kinds")).and_then(Value::as_array);
+        let kinds = kinds.map(Vec::as_slice).unwrap_or_default();
+        let kind_of = |offer: &Offer<'_>| {
+            kinds.iter().find(|kind| {
+                kind.get("x402Version").and_then(Value::as_u64) == Some(version)
+                    && kind.get("scheme").and_then(Value::as_str) == offer.text("scheme")
+                    && kind.get("network").and_then(Value::as_str) == offer.text("network")
+            })
+        };
+        let named = offers.iter().filter(|offer| offer.text("scheme").is_some());
+        findings.set(
+            CheckId::FacilitatorSupports,
+            Outcome::over(named, |offer| supported.is_some() && kind_of(offer).is_some()),
+        );
+        let signers = |network: &str| -> Vec<&str> {
+            let map = supported.as_ref().and_then(|s| s.get("signers")).and_then(Value::as_object);
+            let namespace = network.split(':').next().unwrap_or_default();
+            [network.to_owned(), format!("{namespace}:*")]
+                .iter()
+                .filter_map(|key| map?.get(key)?.as_array())
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect()
+        };
+        let paying = offers.iter().filter_map(|offer| {
+            let fee_payer = offer.extra("feePayer")?;
+            (offer.scheme_is_exact() && offer.on(Family::Svm)).then_some((offer, fee_payer))
+        });
+        findings.set(
+            CheckId::FacilitatorFeePayer,
+            Outcome::over(paying, |(offer, fee_payer)| {
+                let network = offer.network.map(|n| n.caip2).unwrap_or_default();
+                let in_kind = kind_of(offer)
+                    .and_then(|kind| kind.pointer("/extra/feePayer"))
+                    .and_then(Value::as_str)
+                    == Some(fee_payer);
+                in_kind || signers(network).contains(&fee_payer)
+            }),
+        );
+    }
+    if let Some(accounts) = &probes.svm_accounts {
+        let payouts = offers.iter().filter_map(svm_payout);
+        findings.set(
+            CheckId::SvmPayoutAccount,
+            Outcome::over(payouts.zip(accounts.iter()), |(payout, answer)| {
+                let Some(account) = answer else { return false };
+                let info = account.pointer("/data/parsed/info");
+                let field = |name: &str| info.and_then(|i| i.get(name)).and_then(Value::as_str);
+                account.get("owner").and_then(Value::as_str) == Some(TOKEN_PROGRAM)
+                    && field("mint") == Some(payout.mint.as_str())
+                    && field("owner") == Some(payout.owner.as_str())
+            }),
+        );
+    }
+    if let Some(contracts) = &probes.evm_contracts {
+        let assets = offers
+            .iter()
+            .filter(|o| o.scheme_is_exact() && o.on(Family::Evm) && o.text("asset").is_some());
+        findings.set(
+            CheckId::EvmAssetContract,
+            Outcome::over(assets.zip(contracts.iter()), |(offer, contract)| {
+                contract.has_code
+                    && contract.name.as_deref() == offer.extra("name")
+                    && contract.version.as_deref() == offer.extra("version")
+            }),
+        );
+    }
+    if let Some(listed) = probes.origin_lists_url {
+        findings.set(CheckId::DiscoveryListed, Outcome::of(listed));
+    }
+    if let (Some(listing), 2) = (&probes.facilitator_listing, version) {
+        let listed =
+            listing.as_ref().and_then(|item| item.get("accepts")).and_then(Value::as_array);
+        let agrees = listed.is_some_and(|listed| {
+            listed.len() == offers.len()
+                && offers.iter().zip(listed).all(|(offer, item)| {
+                    offer.fields.iter().all(|(name, value)| item.get(name) == Some(value))
+                })
+        });
+        findings.set(CheckId::FacilitatorListing, Outcome::of(agrees));
+    }
+}
+
 /// The checks of what the challenge says about the resource: v1 per offer, v2 once.
 fn examine_resource(
     findings: &mut Findings,
@@ -383,7 +518,7 @@ fn amount_valid(offer: &Map<String, Value>, value: &str) -> bool {
 }
 
 /// Two URLs are the same once parsed (so `HTTP://Host:80/` and `http://host/` agree).
-fn same_url(resource: &str, fetched: &str) -> bool {
+pub fn same_url(resource: &str, fetched: &str) -> bool {
     match (url::Url::parse(resource), url::Url::parse(fetched)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

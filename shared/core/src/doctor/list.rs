@@ -63,6 +63,9 @@ pub struct Applies {
     /// The check reads an HTTP response's status or headers, so it applies to HTTP endpoints
     /// only (not to an MCP tool's result).
     pub http_only: bool,
+    /// The opt-in probe whose answer it reads (its flag), when it reads one: without the flag
+    /// it is not applicable.
+    pub probe: Option<&'static str>,
 }
 
 impl Applies {
@@ -76,7 +79,8 @@ impl Applies {
             Terms::ExactEvm => "exact on EVM",
         };
         let kind = if self.http_only { "HTTP only" } else { "HTTP and MCP" };
-        format!("{} · {terms} · {kind}", versions.join(", "))
+        let probe = self.probe.map(|flag| format!(" · with {flag}")).unwrap_or_default();
+        format!("{} · {terms} · {kind}{probe}", versions.join(", "))
     }
 }
 
@@ -131,6 +135,20 @@ pub enum CheckId {
     CorsPreflight,
     /// No shared cache may keep the 402.
     CacheControl,
+    /// `--method`: an empty-body request of that method answers 402 too.
+    Method402,
+    /// `--facilitator`: its `/supported` covers every offer.
+    FacilitatorSupports,
+    /// `--facilitator`: every Solana fee payer is one of its signers.
+    FacilitatorFeePayer,
+    /// `--solana-rpc`: the payout token account exists, holds the mint, is payTo's.
+    SvmPayoutAccount,
+    /// `--evm-rpc`: the asset is a contract whose EIP-712 name and version are extra's.
+    EvmAssetContract,
+    /// `--discovery`: the origin's `/.well-known/x402` lists the URL.
+    DiscoveryListed,
+    /// `--discovery` with `--facilitator`: its discovery listing agrees with the live challenge.
+    FacilitatorListing,
 }
 
 impl Serialize for CheckId {
@@ -157,7 +175,7 @@ pub struct Check {
 
 impl CheckId {
     /// The whole list, in the order the output gives it.
-    pub const ALL: [Self; 24] = [
+    pub const ALL: [Self; 31] = [
         Self::Status402,
         Self::ChallengeDecodes,
         Self::VersionLeg,
@@ -182,6 +200,13 @@ impl CheckId {
         Self::CorsExposeHeader,
         Self::CorsPreflight,
         Self::CacheControl,
+        Self::Method402,
+        Self::FacilitatorSupports,
+        Self::FacilitatorFeePayer,
+        Self::SvmPayoutAccount,
+        Self::EvmAssetContract,
+        Self::DiscoveryListed,
+        Self::FacilitatorListing,
     ];
 
     /// The check's id as the output and the docs write it (also its docs anchor).
@@ -211,6 +236,13 @@ impl CheckId {
             Self::CorsExposeHeader => "cors-expose-header",
             Self::CorsPreflight => "cors-preflight",
             Self::CacheControl => "cache-control",
+            Self::Method402 => "method-402",
+            Self::FacilitatorSupports => "facilitator-supports",
+            Self::FacilitatorFeePayer => "facilitator-fee-payer",
+            Self::SvmPayoutAccount => "svm-payout-account",
+            Self::EvmAssetContract => "evm-asset-contract",
+            Self::DiscoveryListed => "discovery-listed",
+            Self::FacilitatorListing => "facilitator-listing",
         }
     }
 
@@ -222,7 +254,21 @@ impl CheckId {
     /// The check's row of the list.
     pub fn check(self) -> Check {
         let (level, versions, terms, http_only, sentence) = self.row();
-        Check { id: self, level, applies: Applies { versions, terms, http_only }, sentence }
+        let applies = Applies { versions, terms, http_only, probe: self.probe() };
+        Check { id: self, level, applies, sentence }
+    }
+
+    /// The flag of the opt-in probe the check reads, if it reads one.
+    pub fn probe(self) -> Option<&'static str> {
+        match self {
+            Self::Method402 => Some("--method"),
+            Self::FacilitatorSupports | Self::FacilitatorFeePayer => Some("--facilitator"),
+            Self::SvmPayoutAccount => Some("--solana-rpc"),
+            Self::EvmAssetContract => Some("--evm-rpc"),
+            Self::DiscoveryListed => Some("--discovery"),
+            Self::FacilitatorListing => Some("--discovery and --facilitator"),
+            _ => None,
+        }
     }
 
     /// The check's level.
@@ -389,6 +435,51 @@ impl CheckId {
                 Terms::None,
                 true,
                 "The 402's Cache-Control does not let a shared cache keep it (no public, s-maxage or max-age above 0 without no-store or private).",
+            ),
+            Self::Method402 => (
+                Error,
+                BOTH,
+                Terms::None,
+                true,
+                "An empty-body request of the method --method names (POST, say) answers 402 too, not 400 or 405.",
+            ),
+            Self::FacilitatorSupports => (
+                Error,
+                BOTH,
+                Terms::Any,
+                false,
+                "The facilitator's /supported lists a kind with every offer's x402Version, scheme and network.",
+            ),
+            Self::FacilitatorFeePayer => (
+                Error,
+                BOTH,
+                Terms::ExactSvm,
+                false,
+                "Every exact offer's extra.feePayer on Solana is one of the facilitator's signers for that network.",
+            ),
+            Self::SvmPayoutAccount => (
+                Error,
+                BOTH,
+                Terms::ExactSvm,
+                false,
+                "The payout token account (the one an offer names, else the associated token account of payTo and asset) exists, holds the asset's mint and is owned by payTo.",
+            ),
+            Self::EvmAssetContract => (
+                Error,
+                BOTH,
+                Terms::ExactEvm,
+                false,
+                "Every EVM offer's asset has code, and its name() and version() are extra.name and extra.version.",
+            ),
+            Self::DiscoveryListed => {
+                (Warning, BOTH, Terms::None, true, "The origin's /.well-known/x402 lists the URL.")
+            }
+            Self::FacilitatorListing => (
+                Warning,
+                V2,
+                Terms::Any,
+                false,
+                "The facilitator's discovery listing of the URL has the live challenge's offers, field by field.",
             ),
         }
     }

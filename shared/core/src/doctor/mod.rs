@@ -8,10 +8,12 @@ pub mod examine;
 pub mod list;
 pub mod networks;
 pub mod observed;
+pub mod probes;
 
-pub use examine::{Findings, Outcome, examine};
+pub use examine::{Findings, Outcome, examine, same_url};
 pub use list::{Check, CheckId, LIST_REVISION, Level};
 pub use observed::{Answer, HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
+pub use probes::{EvmContract, ProbeAnswers, Questions, SvmPayout, abi_string, questions};
 
 #[cfg(test)]
 mod tests;

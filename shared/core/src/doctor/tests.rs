@@ -122,7 +122,7 @@ fn remove(document: &mut Value, pointer: &str) {
 #[test]
 fn healthy_sellers_fail_nothing_and_each_seeded_defect_fails_exactly_its_check() {
     for seller in [Seller::V2Svm, Seller::V2Evm, Seller::V1Svm] {
-        let healthy = examine(&observation(seller, &challenge(seller)));
+        let healthy = examine(&observation(seller, &challenge(seller)), &ProbeAnswers::default());
         assert_eq!(failed(&healthy), Vec::<&str>::new());
     }
     let vectors: [(Seller, &str, Seed); 27] = [
@@ -205,7 +205,7 @@ fn healthy_sellers_fail_nothing_and_each_seeded_defect_fails_exactly_its_check()
             let reseen = observation(seller, &document);
             seen.get = reseen.get;
         }
-        let findings = examine(&seen);
+        let findings = examine(&seen, &ProbeAnswers::default());
         assert_eq!(failed(&findings), vec![check], "{check}");
     }
 }
@@ -238,7 +238,7 @@ fn the_preflight_and_the_header_size_are_read_from_what_was_answered() {
     for (seed, preflight, header_size) in vectors {
         let mut seen = observation(seller, &document);
         seed(&mut document.clone(), &mut seen);
-        let findings = examine(&seen);
+        let findings = examine(&seen, &ProbeAnswers::default());
         assert_eq!(findings.outcome(CheckId::CorsPreflight), preflight);
         assert_eq!(findings.outcome(CheckId::HeaderSize), header_size);
     }
@@ -260,7 +260,11 @@ fn cache_control_vectors() {
     for (value, outcome) in vectors {
         let mut seen = observation(Seller::V2Evm, &challenge(Seller::V2Evm));
         seen.get_headers.cache_control = value.map(str::to_owned);
-        assert_eq!(examine(&seen).outcome(CheckId::CacheControl), outcome, "{value:?}");
+        assert_eq!(
+            examine(&seen, &ProbeAnswers::default()).outcome(CheckId::CacheControl),
+            outcome,
+            "{value:?}"
+        );
     }
 }
 
@@ -291,7 +295,7 @@ fn what_cannot_be_read_makes_the_later_checks_not_applicable_never_failed() {
         ),
     ];
     for (seen, want) in vectors {
-        let findings = examine(&seen);
+        let findings = examine(&seen, &ProbeAnswers::default());
         assert_eq!(failed(&findings), want);
         assert_eq!(
             findings.count(Outcome::Pass)
@@ -312,5 +316,97 @@ fn the_list_is_closed_and_each_id_parses_back() {
     }
     for level in Level::ALL {
         assert_eq!(Level::parse(level.as_str()), Some(level));
+    }
+}
+
+/// The answers a healthy probe of `seller` gets.
+fn healthy_probes(seller: Seller) -> ProbeAnswers {
+    let (network, fee_payer) = match seller {
+        Seller::V1Svm => ("solana", FEE_PAYER),
+        Seller::V2Svm => ("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", FEE_PAYER),
+        Seller::V2Evm => ("eip155:8453", ""),
+    };
+    let version = if let Seller::V1Svm = seller { 1 } else { 2 };
+    let account = json!({
+        "owner": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+        "data": { "parsed": { "info": { "mint": USDC_MINT, "owner": SVM_PAY_TO } } }
+    });
+    ProbeAnswers {
+        method: Some(FetchOutcome::Captured(Capture {
+            status: 402,
+            payment_required: None,
+            body: CapturedBody::Complete(Vec::new()),
+        })),
+        supported: Some(Some(json!({
+            "kinds": [{ "x402Version": version, "scheme": "exact", "network": network }],
+            "signers": { "solana:*": [fee_payer] }
+        }))),
+        svm_accounts: Some(vec![Some(account)]),
+        evm_contracts: Some(vec![EvmContract {
+            has_code: true,
+            name: Some("USD Coin".into()),
+            version: Some("2".into()),
+        }]),
+        origin_lists_url: Some(true),
+        facilitator_listing: Some(Some(json!({ "accepts": challenge(seller)["accepts"] }))),
+    }
+}
+
+#[test]
+fn each_probe_answer_decides_its_own_check_and_no_other() {
+    for seller in [Seller::V2Svm, Seller::V2Evm, Seller::V1Svm] {
+        let seen = observation(seller, &challenge(seller));
+        assert_eq!(
+            questions(&seen).svm_accounts.len(),
+            usize::from(!matches!(seller, Seller::V2Evm))
+        );
+        let findings = examine(&seen, &healthy_probes(seller));
+        assert_eq!(failed(&findings), Vec::<&str>::new());
+        for id in [CheckId::Method402, CheckId::FacilitatorSupports, CheckId::DiscoveryListed] {
+            assert_eq!(findings.outcome(id), Outcome::Pass, "{}", id.as_str());
+        }
+    }
+    type Break = fn(&mut ProbeAnswers);
+    let vectors: [(Seller, &str, Break); 11] = [
+        (Seller::V2Svm, "method-402", |p| {
+            p.method = Some(FetchOutcome::Captured(Capture {
+                status: 400,
+                payment_required: None,
+                body: CapturedBody::Complete(Vec::new()),
+            }));
+        }),
+        (Seller::V2Svm, "method-402", |p| p.method = Some(FetchOutcome::TimedOut)),
+        (Seller::V2Evm, "facilitator-supports", |p| {
+            p.supported = Some(Some(
+                json!({ "kinds": [{ "x402Version": 2, "scheme": "exact", "network": "eip155:84532" }] }),
+            ));
+        }),
+        (Seller::V1Svm, "facilitator-fee-payer", |p| {
+            p.supported.as_mut().unwrap().as_mut().unwrap()["signers"] =
+                json!({ "solana:*": [SVM_PAY_TO] });
+        }),
+        (Seller::V2Svm, "svm-payout-account", |p| p.svm_accounts = Some(vec![None])),
+        (Seller::V2Svm, "svm-payout-account", |p| {
+            let accounts = p.svm_accounts.as_mut().unwrap();
+            accounts[0].as_mut().unwrap()["data"]["parsed"]["info"]["owner"] = json!(FEE_PAYER);
+        }),
+        (Seller::V2Evm, "evm-asset-contract", |p| {
+            p.evm_contracts.as_mut().unwrap()[0].has_code = false
+        }),
+        (Seller::V2Evm, "evm-asset-contract", |p| {
+            p.evm_contracts.as_mut().unwrap()[0].name = Some("USDC".into());
+        }),
+        (Seller::V2Evm, "discovery-listed", |p| p.origin_lists_url = Some(false)),
+        (Seller::V2Svm, "facilitator-listing", |p| p.facilitator_listing = Some(None)),
+        (Seller::V2Evm, "facilitator-listing", |p| {
+            let item = p.facilitator_listing.as_mut().unwrap().as_mut().unwrap();
+            item["accepts"][0]["amount"] = json!("20000");
+        }),
+    ];
+    for (seller, check, break_it) in vectors {
+        let mut probes = healthy_probes(seller);
+        break_it(&mut probes);
+        let findings = examine(&observation(seller, &challenge(seller)), &probes);
+        assert_eq!(failed(&findings), vec![check], "{check}");
     }
 }

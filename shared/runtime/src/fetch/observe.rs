@@ -1,13 +1,16 @@
 //! The doctor's look at one endpoint: the stranger's GET (as `check` sends it, plus an
-//! `Origin`, as a browser page on another site would) and a CORS preflight, side by side,
-//! under the same target policy, deadline and caps. Only the status, the capture and the few
-//! headers the checks read are kept.
+//! `Origin`, as a browser page on another site would) and a CORS preflight, side by side;
+//! and its opt-in probes: an empty-body request of another method, and JSON asked of a URL
+//! the seller named (a facilitator, an RPC). All under the same target policy, deadline and
+//! caps. Only the status, the capture, the few headers the checks read, or the JSON answer,
+//! are kept.
 
 use payability_core::capture::FetchOutcome;
 use payability_core::doctor::{Answer, HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
 use payability_core::policy::TargetUrl;
 use reqwest::header::{HeaderMap, HeaderName};
 use reqwest::{Method, Response};
+use serde_json::Value;
 
 use super::{Fetcher, capture};
 
@@ -55,6 +58,54 @@ impl Fetcher {
             status: response.status().as_u16(),
             headers: read_headers(response.headers()),
         })
+    }
+}
+
+impl Fetcher {
+    /// An empty-body request of `method` (the `--method` probe; an HTTP method's name): its
+    /// status and capture. A name that is not a method fails.
+    pub async fn empty_request(&self, target: &TargetUrl, method: &str) -> FetchOutcome {
+        let Ok(method) = Method::from_bytes(method.as_bytes()) else {
+            return FetchOutcome::Failed;
+        };
+        if !self.literal_host_allowed(target) {
+            return FetchOutcome::Failed;
+        }
+        let request = self.client.request(method, target.as_str()).header("content-length", "0");
+        let exchange = async {
+            match request.send().await {
+                Ok(response) => capture(response).await,
+                Err(_) => FetchOutcome::Failed,
+            }
+        };
+        tokio::time::timeout(self.deadline, exchange).await.unwrap_or(FetchOutcome::TimedOut)
+    }
+
+    /// JSON asked of a URL the caller named: a GET, or a POST of `body` as JSON. The answer's
+    /// JSON when it is a 2xx within the body cap; None otherwise (no answer, another status,
+    /// over the cap, not JSON).
+    pub async fn json(&self, target: &TargetUrl, body: Option<&Value>) -> Option<Value> {
+        if !self.literal_host_allowed(target) {
+            return None;
+        }
+        let request = match body {
+            None => self.client.get(target.as_str()),
+            Some(body) => self
+                .client
+                .post(target.as_str())
+                .header("content-type", "application/json")
+                .body(body.to_string()),
+        };
+        let exchange = async {
+            let response = request.send().await.ok()?;
+            match capture(response).await {
+                FetchOutcome::Captured(answer) if (200..300).contains(&answer.status) => {
+                    serde_json::from_slice(answer.body_bytes()?).ok()
+                }
+                _ => None,
+            }
+        };
+        tokio::time::timeout(self.deadline, exchange).await.ok()?
     }
 }
 

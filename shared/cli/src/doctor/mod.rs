@@ -5,22 +5,24 @@
 //! code for the run: 3 when a check at or above `--fail-on` failed, with the precedence of
 //! `check`'s codes (1 over 2 over 3).
 
+mod probes;
+
 use std::fs::File;
 use std::io::Write;
 
-use payability_core::doctor::{
-    CheckId, Findings, HttpObservation, LIST_REVISION, Level, Outcome, examine,
-};
+use payability_core::doctor::{CheckId, Findings, LIST_REVISION, Level, Outcome, examine};
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_runtime::fetch::Fetcher;
 use serde::Serialize;
 
 use crate::escape;
+
 use crate::exit::{EXIT_FAILED, OUTPUT_UNWRITABLE, print_error, to_stdout};
 use crate::local::refusal_problem;
 use crate::run::Format;
 use crate::targets::{self, Problem, Target};
 use crate::views::{EXIT_TERMS_UNMET, github_data, github_property, markdown_cell, severity};
+pub(crate) use probes::{Flags, Probes};
 
 /// Where each check's fix is explained: `docs/doctor.md`, one section per check id.
 pub(crate) const DOCS: &str =
@@ -42,6 +44,8 @@ pub(crate) struct Doctor<'a> {
     pub(crate) summary: Option<File>,
     /// The bounded fetcher.
     pub(crate) fetcher: &'a Fetcher,
+    /// The opt-in probes asked for.
+    pub(crate) probes: Probes,
 }
 
 /// What one target came to.
@@ -189,8 +193,9 @@ impl Doctor<'_> {
             Ok(target) => target,
             Err(refusal) => return Examined::Problem(refusal_problem(refusal)),
         };
-        let seen: HttpObservation = self.fetcher.observe(&target).await;
-        Examined::Findings(seen.url.clone(), examine(&seen))
+        let seen = self.fetcher.observe(&target).await;
+        let answers = self.probes.ask(self.fetcher, self.rule, &target, &seen).await;
+        Examined::Findings(seen.url.clone(), examine(&seen, &answers))
     }
 }
 
