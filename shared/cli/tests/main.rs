@@ -16,6 +16,7 @@ mod agents;
 mod cli;
 mod deployed_shape;
 mod doctor;
+mod doctor_sellers;
 mod gateway_quota;
 mod help_docs;
 mod ledger;

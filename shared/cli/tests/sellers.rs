@@ -40,7 +40,7 @@ const SEED_HEX: &str = "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e
 
 /// An official middleware a seller is built with.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Middleware {
+pub enum Middleware {
     Express,
     Hono,
     FastApi,
@@ -142,7 +142,7 @@ fn memo_factors_of(variant: &str) -> Vec<(&'static str, Value)> {
 
 impl Middleware {
     /// Starts a seller built with this middleware in `variant`, on a free loopback port.
-    fn start(self, variant: &str, facilitator: &str) -> Fixture {
+    pub fn start(self, variant: &str, facilitator: &str) -> Fixture {
         let (python, dir) = fixtures();
         let args = ["--variant", variant, "--facilitator", facilitator];
         let args = args.into_iter().chain(["--pay-to", PAY_TO, "--memo", MEMO, "--port", "0"]);

@@ -21,6 +21,19 @@
 //   populated   weatherRoutes(payTo, --memo): the same with a fixed memo
 //   bound       weatherRoutes(payTo, freshMemos(--memo)): with a fresh memo per challenge
 //
+// and the doctor's sellers (shared/cli/tests/doctor_sellers.rs): `doctor-cors` is the
+// middleware's example route behind a CORS layer that exposes PAYMENT-REQUIRED and answers
+// preflights (no doctor check fails); each other doctor variant is that seller with one
+// seeded defect:
+//
+//   doctor-cors-no-expose      the CORS layer without Access-Control-Expose-Headers
+//   doctor-devnet-mint         the price in Solana devnet's USDC mint (on mainnet)
+//   doctor-long-description    a description of 501 characters
+//   doctor-wrong-token-account extra.usdc_token_account that is not payTo's USDC account
+//   doctor-bad-bazaar          a Bazaar declaration whose info.input.queryParams is a string
+//   doctor-post-400            POST /weather paid too, behind a body check answering 400 to
+//                              an empty body
+//
 // The packages are installed by scripts/test into target/test-deps/sellers (pinned in
 // package.json / package-lock.json beside this file); --modules (default: that node_modules,
 // or $PAYABILITY_TEST_SELLERS_MODULES) says where they are.
@@ -45,7 +58,18 @@ const VARIANTS = [
   "body-only",
   "populated",
   "bound",
+  "doctor-cors",
+  "doctor-cors-no-expose",
+  "doctor-devnet-mint",
+  "doctor-long-description",
+  "doctor-wrong-token-account",
+  "doctor-bad-bazaar",
+  "doctor-post-400",
 ];
+const SOLANA_DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+// A Solana address that is not the payTo's USDC account (the fee payer's of the fixture's
+// tests): the seeded wrong token account.
+const WRONG_TOKEN_ACCOUNT = "Cra8woRQhnHsGAmFWcCN1m7A9J44ykNfGpehi6dMBuKR";
 
 const { values: args } = parseArgs({
   options: {
@@ -108,6 +132,12 @@ function exampleRoutes() {
     payTo,
     price: "$0.01",
     ...(variant === "memo-fixed" && { extra: { memo: args.memo } }),
+    ...(variant === "doctor-wrong-token-account" && {
+      extra: { usdc_token_account: WRONG_TOKEN_ACCOUNT },
+    }),
+    ...(variant === "doctor-devnet-mint" && {
+      price: { amount: "10000", asset: SOLANA_DEVNET_USDC },
+    }),
     ...(variant === "memo-fresh" && {
       price: (context) => ({ amount: "10000", asset: USDC_MINT, extra: { memo: memoFor(context) } }),
     }),
@@ -115,8 +145,18 @@ function exampleRoutes() {
   const bazaar =
     variant === "bazaar" &&
     declareDiscoveryExtension({ output: { example: { weather: "sunny", temperature: 70 } } });
-  const route = { accepts, description: "Weather report", mimeType: "application/json" };
-  return { "GET /weather": { ...route, ...(bazaar && { extensions: bazaar }) } };
+  const badBazaar = variant === "doctor-bad-bazaar" && {
+    bazaar: { info: { input: { type: "http", queryParams: "city=Paris" } }, schema: { type: "object" } },
+  };
+  const description =
+    variant === "doctor-long-description" ? "x".repeat(501) : "Weather report";
+  const route = { accepts, description, mimeType: "application/json" };
+  const extensions = bazaar || badBazaar;
+  const paid = { ...route, ...(extensions && { extensions }) };
+  return {
+    "GET /weather": paid,
+    ...(variant === "doctor-post-400" && { "POST /weather": paid }),
+  };
 }
 
 const recipeMemo = { "body-only": undefined, populated: args.memo, bound: freshMemos(args.memo) };
@@ -124,6 +164,24 @@ const routes =
   variant in recipeMemo ? await weatherRoutes(payTo, recipeMemo[variant]) : exampleRoutes();
 
 // -- the server ------------------------------------------------------------------------------
+
+// The doctor variants' CORS layer, before the payment middleware: every answer allows any
+// origin and (but for doctor-cors-no-expose) exposes the x402 headers; a preflight is
+// answered 204 allowing the payment header. doctor-post-400's body check answers 400 to a
+// POST without a body, as a JSON body validator placed before the payment middleware does.
+const doctorVariant = variant.startsWith("doctor-");
+const corsHeaders = (method) => ({
+  "access-control-allow-origin": "*",
+  ...(variant !== "doctor-cors-no-expose" && {
+    "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE",
+  }),
+  ...(method === "OPTIONS" && {
+    "access-control-allow-methods": "GET, POST",
+    "access-control-allow-headers": "PAYMENT-SIGNATURE, content-type",
+  }),
+});
+const bodyMissing = (method, length) =>
+  variant === "doctor-post-400" && method === "POST" && !(Number(length) > 0);
 
 const facilitator = new HTTPFacilitatorClient({ url: args.facilitator.replace(/\/$/, "") });
 const weather = { report: { weather: "sunny", temperature: 70 } };
@@ -133,8 +191,19 @@ if (args.framework === "express") {
   const { paymentMiddleware, x402ResourceServer } = await load("@x402/express");
   const server = new x402ResourceServer(facilitator).register(SOLANA_MAINNET, new ExactSvmScheme());
   const app = express();
+  if (doctorVariant) {
+    app.use((req, res, next) => {
+      res.set(corsHeaders(req.method));
+      if (req.method === "OPTIONS") return res.status(204).end();
+      if (bodyMissing(req.method, req.get("content-length"))) {
+        return res.status(400).json({ error: "a JSON body is required" });
+      }
+      next();
+    });
+  }
   app.use(paymentMiddleware(routes, server));
   app.get("/weather", (req, res) => res.json(weather));
+  if (variant === "doctor-post-400") app.post("/weather", (req, res) => res.json(weather));
   listen = () =>
     new Promise((resolve) => {
       const http = app.listen(Number(args.port), "127.0.0.1", () => resolve(http.address().port));
@@ -145,8 +214,20 @@ if (args.framework === "express") {
   const { paymentMiddleware, x402ResourceServer } = await load("@x402/hono");
   const server = new x402ResourceServer(facilitator).register(SOLANA_MAINNET, new ExactSvmScheme());
   const app = new Hono();
+  if (doctorVariant) {
+    app.use(async (c, next) => {
+      const headers = corsHeaders(c.req.method);
+      if (c.req.method === "OPTIONS") return c.body(null, 204, headers);
+      if (bodyMissing(c.req.method, c.req.header("content-length"))) {
+        return c.json({ error: "a JSON body is required" }, 400, headers);
+      }
+      await next();
+      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    });
+  }
   app.use(paymentMiddleware(routes, server));
   app.get("/weather", (c) => c.json(weather));
+  if (variant === "doctor-post-400") app.post("/weather", (c) => c.json(weather));
   listen = () =>
     new Promise((resolve) => {
       serve({ fetch: app.fetch, port: Number(args.port), hostname: "127.0.0.1" }, (info) =>

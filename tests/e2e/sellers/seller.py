@@ -35,7 +35,25 @@ from recipe import fresh_memos, weather_routes  # noqa: E402
 
 SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-VARIANTS = ("default", "bazaar", "memo-fixed", "memo-fresh", "body-only", "populated", "bound")
+VARIANTS = (
+    "default",
+    "bazaar",
+    "memo-fixed",
+    "memo-fresh",
+    "body-only",
+    "populated",
+    "bound",
+    "doctor-cors",
+    "doctor-cors-no-expose",
+    "doctor-devnet-mint",
+    "doctor-long-description",
+    "doctor-wrong-token-account",
+    "doctor-bad-bazaar",
+    "doctor-post-400",
+)
+SOLANA_DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+# A Solana address that is not the payTo's USDC account: the seeded wrong token account.
+WRONG_TOKEN_ACCOUNT = "Cra8woRQhnHsGAmFWcCN1m7A9J44ykNfGpehi6dMBuKR"
 WEATHER = {"report": {"weather": "sunny", "temperature": 70}}
 
 
@@ -49,20 +67,92 @@ def routes_for(variant: str, pay_to: str, memo: str) -> dict:
     accepts = {"scheme": "exact", "network": SOLANA_MAINNET, "payTo": pay_to, "price": "$0.01"}
     if variant == "memo-fixed":
         accepts["extra"] = {"memo": memo}
+    if variant == "doctor-wrong-token-account":
+        accepts["extra"] = {"usdc_token_account": WRONG_TOKEN_ACCOUNT}
+    if variant == "doctor-devnet-mint":
+        accepts["price"] = {"amount": "10000", "asset": SOLANA_DEVNET_USDC}
     if variant == "memo-fresh":
         accepts["price"] = lambda context: {
             "amount": "10000",
             "asset": USDC_MINT,
             "extra": {"memo": memo_for(context)},
         }
-    route = {"accepts": accepts, "description": "Weather report", "mimeType": "application/json"}
+    description = "x" * 501 if variant == "doctor-long-description" else "Weather report"
+    route = {"accepts": accepts, "description": description, "mimeType": "application/json"}
     if variant == "bazaar":
         output = OutputConfig(example={"weather": "sunny", "temperature": 70})
         route["extensions"] = declare_discovery_extension(output=output)
+    if variant == "doctor-bad-bazaar":
+        route["extensions"] = {
+            "bazaar": {
+                "info": {"input": {"type": "http", "queryParams": "city=Paris"}},
+                "schema": {"type": "object"},
+            }
+        }
+    if variant == "doctor-post-400":
+        return {"GET /weather": route, "POST /weather": route}
     return {"GET /weather": route}
 
 
-def serve_fastapi(routes: dict, facilitator_url: str, sock: socket.socket) -> None:
+def doctor_headers(variant: str, method: str) -> list[tuple[str, str]]:
+    """The doctor variants' CORS headers (seller.mjs's corsHeaders)."""
+    headers = [("access-control-allow-origin", "*")]
+    if variant != "doctor-cors-no-expose":
+        headers.append(("access-control-expose-headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE"))
+    if method == "OPTIONS":
+        headers.append(("access-control-allow-methods", "GET, POST"))
+        headers.append(("access-control-allow-headers", "PAYMENT-SIGNATURE, content-type"))
+    return headers
+
+
+class DoctorLayer:
+    """The doctor variants' layer around the whole app (WSGI or ASGI, outermost): seller.mjs's
+    CORS layer and doctor-post-400's body check, before the payment middleware."""
+
+    def __init__(self, app, variant: str) -> None:
+        self.app, self.variant = app, variant
+
+    def early(self, method: str, length: str) -> tuple[int, bytes] | None:
+        if method == "OPTIONS":
+            return 204, b""
+        if self.variant == "doctor-post-400" and method == "POST" and not length.strip("0"):
+            return 400, b'{"error": "a JSON body is required"}'
+        return None
+
+    def __call__(self, environ, start_response):  # WSGI (Flask)
+        method = environ["REQUEST_METHOD"]
+        added = doctor_headers(self.variant, method)
+        early = self.early(method, environ.get("CONTENT_LENGTH") or "")
+        if early:
+            status = "204 No Content" if early[0] == 204 else "400 Bad Request"
+            start_response(status, added + [("content-length", str(len(early[1])))])
+            return [early[1]]
+
+        def with_cors(status, headers, exc_info=None):
+            return start_response(status, list(headers) + added, exc_info)
+
+        return self.app(environ, with_cors)
+
+    async def asgi(self, scope, receive, send):  # ASGI (FastAPI)
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        method = scope["method"]
+        added = [(k.encode(), v.encode()) for k, v in doctor_headers(self.variant, method)]
+        length = dict(scope["headers"]).get(b"content-length", b"").decode()
+        early = self.early(method, length)
+        if early:
+            await send({"type": "http.response.start", "status": early[0], "headers": added})
+            return await send({"type": "http.response.body", "body": early[1]})
+
+        async def with_cors(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": list(message.get("headers", [])) + added}
+            await send(message)
+
+        return await self.app(scope, receive, with_cors)
+
+
+def serve_fastapi(routes: dict, variant: str, facilitator_url: str, sock: socket.socket) -> None:
     import uvicorn
     from fastapi import FastAPI
     from x402 import x402ResourceServer
@@ -79,12 +169,17 @@ def serve_fastapi(routes: dict, facilitator_url: str, sock: socket.socket) -> No
     async def weather() -> dict:
         return WEATHER
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    if variant == "doctor-post-400":
+        app.post("/weather")(weather)
+    served = app
+    if variant.startswith("doctor-"):
+        served = DoctorLayer(app, variant).asgi
+    config = uvicorn.Config(served, log_level="warning", access_log=False, interface="asgi3")
     print(f"ready {sock.getsockname()[1]}", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def serve_flask(routes: dict, facilitator_url: str, sock: socket.socket) -> None:
+def serve_flask(routes: dict, variant: str, facilitator_url: str, sock: socket.socket) -> None:
     from flask import Flask
     from werkzeug.serving import make_server
     from x402 import x402ResourceServerSync
@@ -103,6 +198,10 @@ def serve_flask(routes: dict, facilitator_url: str, sock: socket.socket) -> None
     def weather() -> dict:
         return WEATHER
 
+    if variant == "doctor-post-400":
+        app.post("/weather")(weather)
+    if variant.startswith("doctor-"):
+        app.wsgi_app = DoctorLayer(app.wsgi_app, variant)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on stderr
     http = make_server("127.0.0.1", 0, app, threaded=True, fd=sock.fileno())
     print(f"ready {sock.getsockname()[1]}", flush=True)
@@ -130,7 +229,7 @@ def main() -> None:
     sock.listen(64)
     sp.Lifetime(args.max_lifetime, args.watch_stdin)
     serve = serve_fastapi if args.framework == "fastapi" else serve_flask
-    serve(routes, args.facilitator.rstrip("/"), sock)
+    serve(routes, args.variant, args.facilitator.rstrip("/"), sock)
 
 
 if __name__ == "__main__":

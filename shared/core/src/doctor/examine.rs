@@ -208,6 +208,9 @@ pub fn examine(seen: &HttpObservation, probes: &ProbeAnswers) -> Findings {
         let answered_402 = method.capture().is_some_and(|answer| answer.status == 402);
         findings.set(CheckId::Method402, Outcome::of(answered_402));
     }
+    if let Some(listed) = probes.origin_lists_url {
+        findings.set(CheckId::DiscoveryListed, Outcome::of(listed));
+    }
     let (Some(capture), Some(read)) = (seen.get.capture(), read_challenge(seen)) else {
         findings.set(CheckId::Status402, Outcome::Fail);
         return findings;
@@ -387,9 +390,11 @@ fn examine_probes(
                 .filter_map(Value::as_str)
                 .collect()
         };
+        // An offer the facilitator does not support is facilitator-supports' failure alone.
         let paying = offers.iter().filter_map(|offer| {
             let fee_payer = offer.extra("feePayer")?;
-            (offer.scheme_is_exact() && offer.on(Family::Svm)).then_some((offer, fee_payer))
+            let solana = offer.scheme_is_exact() && offer.on(Family::Svm);
+            (solana && kind_of(offer).is_some()).then_some((offer, fee_payer))
         });
         findings.set(
             CheckId::FacilitatorFeePayer,
@@ -429,9 +434,6 @@ fn examine_probes(
                     && contract.version.as_deref() == offer.extra("version")
             }),
         );
-    }
-    if let Some(listed) = probes.origin_lists_url {
-        findings.set(CheckId::DiscoveryListed, Outcome::of(listed));
     }
     if let (Some(listing), 2) = (&probes.facilitator_listing, version) {
         let listed =

@@ -455,7 +455,7 @@ impl CheckId {
                 BOTH,
                 Terms::ExactSvm,
                 false,
-                "Every exact offer's extra.feePayer on Solana is one of the facilitator's signers for that network.",
+                "Every exact Solana offer of a kind the facilitator supports names in extra.feePayer one of its signers for that network.",
             ),
             Self::SvmPayoutAccount => (
                 Error,
