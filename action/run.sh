@@ -7,11 +7,12 @@
 #   urls           newline list of URLs (blank lines and # comments skipped)
 #   urls-file      a file of URLs, one a line (the command's --urls-from)
 #   catalogue      an origin whose /.well-known/x402 lists the URLs (--catalogue)
-#   op             check, memo or both (check, then memo)
+#   op             check, memo, both (check, then memo) or doctor (the check list doctor/v1)
 #   require        comma-separated states; empty: POPULATED for check, BOUND for memo; `none`:
 #                  no requirement. With op=both each op takes the listed states that are its
 #                  own (NOT-A-402 is both ops'), and each op must be given at least one
-#   expect         newline list of KEY=VALUE (--expect, once each)
+#   expect         newline list of KEY=VALUE (--expect, once each; check and memo only)
+#   fail-on        doctor only: error (empty: the default), warning or info (--fail-on)
 #   allow-private  true or false (--allow-private)
 #   version        the release to install
 #
@@ -26,7 +27,8 @@
 # Runs `payability <op> --format github --reports FILE ...` per op (annotations on stdout,
 # the summary table appended to GITHUB_STEP_SUMMARY by the command), writes the outputs
 # `exit-code` and `reports` (the JSON Lines, check's then memo's) to GITHUB_OUTPUT in the
-# multiline form, and exits with the command's code (across ops: a crash code such as 101
+# multiline form (with op doctor, the reports are its JSON Lines of findings), and exits
+# with the command's code (across ops: a crash code such as 101
 # or 137 first, then 1, then 2, then 3, else 0). Every `urls` line must be an http(s) URL; the
 # URLs go after a literal `--`, so no input becomes an option. Every value the script prints
 # in a workflow command is escaped as GitHub reads one.
@@ -65,8 +67,21 @@ case "${OP:-check}" in
     check) OPS=(check) ;;
     memo) OPS=(memo) ;;
     both) OPS=(check memo) ;;
-    *) fail "op must be check, memo or both, not '$OP'" 2 ;;
+    doctor) OPS=(doctor) ;;
+    *) fail "op must be check, memo, both or doctor, not '$OP'" 2 ;;
 esac
+# doctor's level (--fail-on); check's and memo's terms (require, expect) are not its.
+FAIL_ON="$(trim "$(input FAIL-ON)")"
+if [[ "${OPS[0]}" == doctor ]]; then
+    case "$(lower "${FAIL_ON:-error}")" in
+        error | warning | info) FAIL_ON="$(lower "${FAIL_ON:-error}")" ;;
+        *) fail "fail-on must be error, warning or info, not '$FAIL_ON'" 2 ;;
+    esac
+    [[ -z "$(trim "$(input REQUIRE)")$(trim "$(input EXPECT)")" ]] ||
+        fail "require and expect are check's and memo's terms; op doctor takes fail-on" 2
+elif [[ -n "$FAIL_ON" ]]; then
+    fail "fail-on is op doctor's; check and memo take require and expect" 2
+fi
 
 # The command's options (each value joined to its flag with `=`, so a value that looks like an
 # option is still a value) and the URLs, which go after a literal `--`: a `urls` line is a URL
@@ -103,7 +118,9 @@ REQUIRE="${REQUIRE//$'\n'/,}"
 REQUIRES=()
 for op in "${OPS[@]}"; do
     if [[ "$op" == check ]]; then own="$CHECK_STATES" default=POPULATED; else own="$MEMO_STATES" default=BOUND; fi
-    if [[ -z "$REQUIRE" ]]; then
+    if [[ "$op" == doctor ]]; then
+        REQUIRES+=("")
+    elif [[ -z "$REQUIRE" ]]; then
         REQUIRES+=("$default")
     elif [[ "$(lower "$REQUIRE")" == none ]]; then
         REQUIRES+=("")
@@ -199,6 +216,7 @@ for i in "${!OPS[@]}"; do
     op="${OPS[$i]}"
     run=("$BINARY" "$op" --format github --reports "$SCRATCH/$op.jsonl")
     [[ -z "${REQUIRES[$i]}" ]] || run+=(--require "${REQUIRES[$i]}")
+    [[ "$op" != doctor ]] || run+=("--fail-on=$FAIL_ON")
     # The command writes the summary's heading and table itself (--format github).
     status=0
     "${run[@]}" ${ARGS[@]+"${ARGS[@]}"} -- ${URLS[@]+"${URLS[@]}"} || status=$?

@@ -223,7 +223,7 @@ fn op_both_runs_check_then_memo_each_with_its_own_required_states() {
     let before = good.requests().len();
     for (op, require, says) in [
         ("both", "POPULATED", "require names none of memo's states"),
-        ("all", "", "op must be check, memo or both"),
+        ("all", "", "op must be check, memo, both or doctor"),
     ] {
         let runner = Runner::new();
         let inputs =
@@ -233,6 +233,53 @@ fn op_both_runs_check_then_memo_each_with_its_own_required_states() {
         assert!(ran.stdout.contains(&format!("::error title=payability action::{says}")), "{ran}");
     }
     assert_eq!(good.requests().len(), before);
+}
+
+#[test]
+fn op_doctor_runs_the_check_list_at_its_fail_on_level_and_takes_none_of_checks_terms() {
+    // The header's offer lacks network and asset (accepts-shape, an error) and differs from
+    // the body's (legs-agree).
+    let seller = seller(true);
+    let url = seller.url("/weather");
+    let binary = Some(env!("CARGO_BIN_EXE_payability"));
+    let runner = Runner::new();
+    let inputs = [("urls", url.as_str()), ("op", "doctor"), ("allow-private", "true")];
+    let ran = runner.run(&inputs, binary, &[]);
+    assert_eq!(code(&ran), Some(3), "{ran}");
+    assert_eq!(runner.outputs()["exit-code"], "3");
+    let reports = runner.reports();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0]["list"], "doctor/v1");
+    let failed: Vec<&str> = reports[0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] == "fail")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(failed.contains(&"accepts-shape") && failed.contains(&"legs-agree"), "{failed:?}");
+    assert!(ran.stdout.contains("::error title=payability doctor"), "{ran}");
+    assert!(ran.stdout.contains("::warning title=payability doctor"), "{ran}");
+    let summary = runner.summary();
+    assert!(summary.starts_with("### payability doctor\n\n"), "{summary}");
+    assert_eq!(summary.matches("### payability").count(), 1, "{summary}");
+
+    // Check's and memo's terms are not doctor's, nor doctor's level theirs: refused (2)
+    // before anything is fetched.
+    let before = seller.requests().len();
+    for (inputs, says) in [
+        ([("op", "doctor"), ("require", "POPULATED")], "require and expect are check's"),
+        ([("op", "doctor"), ("expect", "pay-to=Wallet1")], "require and expect are check's"),
+        ([("op", "doctor"), ("fail-on", "fatal")], "fail-on must be error, warning or info"),
+        ([("op", "check"), ("fail-on", "warning")], "fail-on is op doctor's"),
+    ] {
+        let runner = Runner::new();
+        let all = [("urls", url.as_str()), ("allow-private", "true"), inputs[0], inputs[1]];
+        let ran = runner.run(&all, binary, &[]);
+        assert_eq!(code(&ran), Some(2), "{inputs:?}: {ran}");
+        assert!(ran.stdout.contains(&format!("::error title=payability action::{says}")), "{ran}");
+    }
+    assert_eq!(seller.requests().len(), before);
 }
 
 #[test]
@@ -273,7 +320,7 @@ fn no_input_becomes_an_option_of_the_command_and_no_value_starts_a_workflow_comm
     // A newline in an input the script echoes cannot start a workflow command.
     let smuggled = "x\n::add-mask::secret\r\n::stop-commands::token\n%0A";
     for (input, says) in [
-        ("op", "op must be check, memo or both"),
+        ("op", "op must be check, memo, both or doctor"),
         ("allow-private", "allow-private must be true or false"),
         ("version", "version must be a release version"),
     ] {
@@ -355,8 +402,17 @@ fn action_yml_is_a_composite_action_passing_every_input_to_the_script() {
         env.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
     assert_eq!(passed, wanted, "every input passed as INPUT_<NAME>, nothing else");
     let names: Vec<&str> = inputs.keys().map(String::as_str).collect();
-    let mut expected =
-        ["urls", "urls-file", "catalogue", "op", "require", "expect", "allow-private", "version"];
+    let mut expected = [
+        "urls",
+        "urls-file",
+        "catalogue",
+        "op",
+        "require",
+        "expect",
+        "fail-on",
+        "allow-private",
+        "version",
+    ];
     expected.sort_unstable();
     let mut names = names;
     names.sort_unstable();
