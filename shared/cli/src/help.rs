@@ -257,7 +257,9 @@ pub(crate) fn doctor() -> String {
   with its flag, to URLs vetted by the same policy: --method (one empty-body request),
   --facilitator (/supported), --solana-rpc and --evm-rpc (a JSON-RPC call per address the
   offers name), --discovery (the origin's /.well-known/x402; with --facilitator, its
-  /discovery/resources, at most 10 pages of 100).
+  /discovery/resources, at most 10 pages of 100). --mcp URL examines an MCP server too:
+  server/discover, else initialize; tools/list; each --tool called without payment, with
+  --arguments.
 
 What it prints:
   The {count} checks of {revision} (payability doctor --list; docs/doctor.md), each pass, fail

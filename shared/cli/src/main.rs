@@ -188,8 +188,17 @@ struct DoctorArgs {
     /// Probe: read the origin's /.well-known/x402 (x402 discovery) for each URL.
     #[arg(long)]
     discovery: bool,
+    /// Also examine this MCP server (Streamable HTTP): both eras, x402's MCP binding.
+    #[arg(long, value_name = "URL")]
+    mcp: Option<String>,
+    /// With --mcp: a paid tool to call without payment (repeatable).
+    #[arg(long, value_name = "NAME", requires = "mcp")]
+    tool: Vec<String>,
+    /// With --mcp: the tools' arguments, a JSON object [default: {}].
+    #[arg(long, value_name = "JSON", requires = "mcp")]
+    arguments: Option<String>,
     /// Print the check list (text, or JSON with --format json) and exit; nothing is fetched.
-    #[arg(long, conflicts_with_all = ["urls", "urls_from", "catalogue"])]
+    #[arg(long, conflicts_with_all = ["urls", "urls_from", "catalogue", "mcp"])]
     list: bool,
 }
 
@@ -349,10 +358,11 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
     if args.list {
         return Ok(print_answer(&doctor::list(format), ExitCode::SUCCESS));
     }
-    if args.urls.is_empty() && args.urls_from.is_none() && args.catalogue.is_none() {
+    let no_target = args.urls.is_empty() && args.urls_from.is_none() && args.catalogue.is_none();
+    if no_target && args.mcp.is_none() {
         print_error(
             "no_targets",
-            "doctor needs a URL, --urls-from FILE or --catalogue ORIGIN (or --list)",
+            "doctor needs a URL, --urls-from FILE, --catalogue ORIGIN or --mcp URL (or --list)",
         );
         return Err(ExitCode::from(EXIT_REFUSED));
     }
@@ -373,6 +383,7 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
         print_error(problem.rule, &problem.message);
         ExitCode::from(problem.exit)
     })?;
+    let mcp = doctor_mcp_target(args, rule)?;
     let reports = match &args.reports {
         Some(path) => Some(output_file(
             path,
@@ -402,9 +413,49 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
         summary,
         fetcher: &fetcher,
         probes,
+        mcp,
     };
     let code = current_thread_runtime().block_on(run.run(targets, catalogue));
     Ok(ExitCode::from(code))
+}
+
+/// `--mcp`, `--tool` and `--arguments`, read: the URL under the target policy, the arguments
+/// a JSON object; refused before anything is fetched.
+fn doctor_mcp_target(
+    args: &DoctorArgs,
+    rule: AddressRule,
+) -> Result<Option<doctor::McpTarget>, ExitCode> {
+    let Some(url) = &args.mcp else {
+        return Ok(None);
+    };
+    let url = vet_target_url(url, rule).map_err(|refusal| {
+        let problem = refusal_problem(refusal);
+        print_error(problem.rule, &problem.message);
+        ExitCode::from(EXIT_REFUSED)
+    })?;
+    // MCP's tool names: 1 to 128 of ASCII letters, digits, `_`, `-` and `.` (2025-11-25).
+    let named = |tool: &String| {
+        (1..=128).contains(&tool.len())
+            && tool.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    };
+    if !args.tool.iter().all(named) {
+        print_error(
+            "tool_name_malformed",
+            "--tool takes an MCP tool name: 1 to 128 of ASCII letters, digits, _, - and .",
+        );
+        return Err(ExitCode::from(EXIT_REFUSED));
+    }
+    let arguments = match args.arguments.as_deref() {
+        None => json!({}),
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(value) if value.is_object() => value,
+            _ => {
+                print_error("arguments_malformed", "--arguments takes a JSON object");
+                return Err(ExitCode::from(EXIT_REFUSED));
+            }
+        },
+    };
+    Ok(Some(doctor::McpTarget { url, tools: args.tool.clone(), arguments }))
 }
 
 /// The file GitHub Actions gives a step for its markdown summary.

@@ -111,7 +111,7 @@ fn a_healthy_seller_passes_every_check_that_applies_and_each_request_is_the_stra
     assert_eq!(ids, want);
     let failed: Vec<_> = outcomes(line).into_iter().filter(|(_, o)| o == "fail").collect();
     assert_eq!(failed, vec![]);
-    assert_eq!(line["counts"], json!({"pass": 19, "fail": 0, "not_applicable": 12}));
+    assert_eq!(line["counts"], json!({"pass": 19, "fail": 0, "not_applicable": 16}));
     // Two requests: the GET (with an Origin, no payment, no body) and the preflight.
     let mut requests = seller.requests();
     requests.sort_by(|a, b| a.method.cmp(&b.method));
@@ -460,4 +460,118 @@ fn a_probe_url_outside_the_policy_or_an_unknown_method_is_refused_before_anythin
         assert!(stderr.contains(&format!("\"rule\":\"{rule}\"")), "{args:?}: {stderr}");
     }
     assert_eq!(seller.accepted(), 0);
+}
+
+/// `doctor --mcp` on a server: every named tool called unpaid; returns the run.
+fn doctor_mcp(url: &str, tools: &[&str], arguments: &str) -> Output {
+    let mut args =
+        vec!["--allow-private", "--format", "json", "--mcp", url, "--arguments", arguments];
+    for tool in tools {
+        args.extend(["--tool", tool]);
+    }
+    doctor(&args, None)
+}
+
+#[test]
+fn our_own_dual_era_mcp_server_passes_the_mcp_binding_and_the_terms_checks() {
+    let world = crate::support::world::World::start();
+    let target = world.target.url_of("/weather");
+    let arguments = json!({ "url": target }).to_string();
+    let output = doctor_mcp(&format!("{}/mcp", world.server.base), &["check", "memo"], &arguments);
+    let line = &lines(&output)[0];
+    let all = outcomes(line);
+    for check in [
+        "mcp-answers",
+        "mcp-tool-result",
+        "mcp-result-type",
+        "mcp-payment-extension",
+        "accepts-shape",
+        "asset-known",
+    ] {
+        assert!(all.contains(&(check.to_owned(), "pass".to_owned())), "{check}: {all:?}");
+    }
+    let failed: Vec<_> = all.iter().filter(|(_, o)| o == "fail").collect();
+    assert_eq!(failed, Vec::<&(String, String)>::new(), "{line}");
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    // The HTTP-only checks do not apply to an MCP server.
+    for check in ["status-402", "cors-preflight", "resource-matches", "header-size"] {
+        assert!(all.contains(&(check.to_owned(), "not_applicable".to_owned())), "{check}");
+    }
+}
+
+/// A handshake-era MCP stand-in whose paid tool `weather` answers `answer` unpaid.
+fn handshake_server(answer: Value) -> StandIn {
+    StandIn::replying(move |request: &Recorded| {
+        let call: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        let result = match call["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": "2025-06-18", "capabilities": { "tools": {} },
+                "serverInfo": { "name": "stand-in", "version": "1" } }),
+            Some("tools/list") => {
+                json!({ "tools": [{ "name": "weather", "inputSchema": { "type": "object" } }] })
+            }
+            Some("tools/call") => answer.clone(),
+            Some("notifications/initialized") => return Reply::status(202),
+            _ => {
+                return Reply::json(
+                    200,
+                    &json!({ "jsonrpc": "2.0", "id": call["id"], "error": { "code": -32601, "message": "no" } }),
+                );
+            }
+        };
+        Reply::json(200, &json!({ "jsonrpc": "2.0", "id": call["id"], "result": result }))
+            .header("mcp-session-id", "s1")
+    })
+}
+
+#[test]
+fn an_mcp_tool_result_outside_the_binding_fails_mcp_tool_result_alone() {
+    let mut challenge = healthy_challenge();
+    challenge["resource"]["url"] = json!("mcp://tool/weather");
+    let text = |value: &Value| json!([{ "type": "text", "text": value.to_string() }]);
+    let wrapped =
+        json!({ "x402/error": { "code": 402, "message": "Payment required", "data": challenge } });
+    let mut other = challenge.clone();
+    other["accepts"][0]["amount"] = json!("20000");
+    let vectors: [(Value, &[&str]); 4] = [
+        (
+            json!({ "isError": true, "structuredContent": challenge, "content": text(&challenge) }),
+            &[],
+        ),
+        (
+            json!({ "isError": true, "structuredContent": challenge, "content": text(&wrapped) }),
+            &[],
+        ),
+        (
+            json!({ "isError": false, "structuredContent": challenge, "content": text(&challenge) }),
+            &["mcp-tool-result"],
+        ),
+        (
+            json!({ "isError": true, "structuredContent": challenge, "content": text(&other) }),
+            &["mcp-tool-result"],
+        ),
+    ];
+    for (answer, want) in vectors {
+        let server = handshake_server(answer);
+        let output = doctor_mcp(&server.url("/mcp"), &["weather"], "{}");
+        let failed: Vec<String> = outcomes(&lines(&output)[0])
+            .into_iter()
+            .filter(|(_, o)| o == "fail")
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(failed, want.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let first = server.requests().into_iter().next().expect("a request");
+        assert!(
+            String::from_utf8_lossy(&first.body).contains("server/discover"),
+            "2026-07-28 is asked first"
+        );
+    }
+    let missing = handshake_server(json!({}));
+    let output = doctor_mcp(&missing.url("/mcp"), &["forecast"], "{}");
+    let failed: Vec<String> = outcomes(&lines(&output)[0])
+        .into_iter()
+        .filter(|(_, o)| o == "fail")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(failed, vec!["mcp-answers".to_owned(), "mcp-tool-result".to_owned()]);
 }

@@ -5,12 +5,15 @@
 //! code for the run: 3 when a check at or above `--fail-on` failed, with the precedence of
 //! `check`'s codes (1 over 2 over 3).
 
+mod mcp;
 mod probes;
 
 use std::fs::File;
 use std::io::Write;
 
-use payability_core::doctor::{CheckId, Findings, LIST_REVISION, Level, Outcome, examine};
+use payability_core::doctor::{
+    CheckId, Findings, LIST_REVISION, Level, Outcome, examine, examine_mcp,
+};
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_runtime::fetch::Fetcher;
 use serde::Serialize;
@@ -46,6 +49,19 @@ pub(crate) struct Doctor<'a> {
     pub(crate) fetcher: &'a Fetcher,
     /// The opt-in probes asked for.
     pub(crate) probes: Probes,
+    /// `--mcp`: an MCP server to examine after the URLs.
+    pub(crate) mcp: Option<McpTarget>,
+}
+
+/// `--mcp URL` with `--tool` and `--arguments`: the server, the paid tools to call unpaid,
+/// their arguments.
+pub(crate) struct McpTarget {
+    /// The server's Streamable HTTP endpoint, vetted.
+    pub(crate) url: TargetUrl,
+    /// The tools to call without payment.
+    pub(crate) tools: Vec<String>,
+    /// Their arguments (an object).
+    pub(crate) arguments: serde_json::Value,
 }
 
 /// What one target came to.
@@ -123,7 +139,12 @@ impl Doctor<'_> {
                 }
             }
         }
-        let total = targets.len();
+        let mcp = self.mcp.take();
+        let total = targets.len() + usize::from(mcp.is_some());
+        let mut work: Vec<Option<Target>> = targets.into_iter().map(Some).collect();
+        if mcp.is_some() {
+            work.push(None);
+        }
         let (mut worst, mut failing) = (0u8, 0usize);
         let mut rows = String::from(
             "### payability doctor\n\n| URL | failed | passed | not applicable |\n|---|---|---|---|\n",
@@ -132,8 +153,17 @@ impl Doctor<'_> {
         if self.format == Format::Markdown && !to_stdout(&rows) {
             unwritten.push("standard output");
         }
-        for (target, item) in targets.into_iter().zip(1usize..) {
-            let examined = self.examine(target).await;
+        for (target, item) in work.into_iter().zip(1usize..) {
+            let examined = match (target, &mcp) {
+                (Some(target), _) => self.examine(target).await,
+                (None, Some(server)) => {
+                    let seen =
+                        mcp::observe(self.fetcher, &server.url, &server.tools, &server.arguments)
+                            .await;
+                    Examined::Findings(server.url.as_str().to_owned(), examine_mcp(&seen))
+                }
+                (None, None) => unreachable!("an MCP item is queued only with --mcp"),
+            };
             let row = markdown_row(item, &examined);
             if let Some(reports) = &mut self.reports
                 && writeln!(reports, "{}", json_line(item, &examined)).is_err()

@@ -41,13 +41,13 @@ impl Outcome {
     }
 
     /// Pass when `ok`, else fail.
-    fn of(ok: bool) -> Self {
+    pub(crate) fn of(ok: bool) -> Self {
         if ok { Self::Pass } else { Self::Fail }
     }
 
     /// Over some items: not applicable when there are none, else pass when `ok` holds for
     /// every one.
-    fn over<T>(items: impl IntoIterator<Item = T>, ok: impl Fn(T) -> bool) -> Self {
+    pub(crate) fn over<T>(items: impl IntoIterator<Item = T>, ok: impl Fn(T) -> bool) -> Self {
         let mut seen = false;
         for item in items {
             seen = true;
@@ -86,8 +86,25 @@ impl Findings {
         self.iter().any(|(id, outcome)| outcome == Outcome::Fail && id.level() >= level)
     }
 
-    fn set(&mut self, id: CheckId, outcome: Outcome) {
+    /// No check applies yet.
+    pub(crate) fn none() -> Self {
+        Self { outcomes: [Outcome::NotApplicable; CheckId::ALL.len()] }
+    }
+
+    pub(crate) fn set(&mut self, id: CheckId, outcome: Outcome) {
         self.outcomes[position(id)] = outcome;
+    }
+
+    /// Adds what another examination of the same target found: a failure anywhere fails the
+    /// check, else a pass anywhere passes it.
+    pub(crate) fn merge(&mut self, other: &Self) {
+        for (mine, theirs) in self.outcomes.iter_mut().zip(other.outcomes) {
+            *mine = match (*mine, theirs) {
+                (Outcome::Fail, _) | (_, Outcome::Fail) => Outcome::Fail,
+                (Outcome::Pass, _) | (_, Outcome::Pass) => Outcome::Pass,
+                _ => Outcome::NotApplicable,
+            };
+        }
     }
 }
 
@@ -168,12 +185,12 @@ pub(crate) struct Challenge {
 
 impl Challenge {
     /// The challenge a client reads: the header's, else the body's.
-    fn document(&self) -> Option<&Map<String, Value>> {
+    pub(crate) fn document(&self) -> Option<&Map<String, Value>> {
         self.header.as_ref().or(self.body.as_ref())
     }
 
     /// Its `x402Version`, when it is 1 or 2.
-    fn version(&self) -> Option<u64> {
+    pub(crate) fn version(&self) -> Option<u64> {
         self.document()?.get("x402Version")?.as_u64().filter(|v| matches!(v, 1 | 2))
     }
 
@@ -195,6 +212,14 @@ impl Challenge {
     }
 }
 
+impl Challenge {
+    /// A challenge carried whole in one place (an MCP tool result), read as a header leg.
+    pub(crate) fn of(document: &Value) -> Option<Self> {
+        let header = leg(Some(document.clone()))?;
+        Some(Self { body: None, header: Some(header) })
+    }
+}
+
 /// The challenge's legs, when the GET was answered.
 pub(crate) fn read_challenge(seen: &HttpObservation) -> Option<Challenge> {
     let capture = seen.get.capture()?;
@@ -203,7 +228,7 @@ pub(crate) fn read_challenge(seen: &HttpObservation) -> Option<Challenge> {
 
 /// Examines one HTTP endpoint with what its probes were answered: one outcome per check.
 pub fn examine(seen: &HttpObservation, probes: &ProbeAnswers) -> Findings {
-    let mut findings = Findings { outcomes: [Outcome::NotApplicable; CheckId::ALL.len()] };
+    let mut findings = Findings::none();
     if let Some(method) = &probes.method {
         let answered_402 = method.capture().is_some_and(|answer| answer.status == 402);
         findings.set(CheckId::Method402, Outcome::of(answered_402));
@@ -234,23 +259,11 @@ pub fn examine(seen: &HttpObservation, probes: &ProbeAnswers) -> Findings {
     let in_its_leg = if version == 1 { read.body.is_some() } else { read.header.is_some() };
     findings.set(CheckId::VersionLeg, Outcome::of(in_its_leg));
 
-    let items = challenge.get("accepts").and_then(Value::as_array);
     let offers = read.offers();
-    let shape = items.is_some_and(|items| {
-        !items.is_empty()
-            && items.iter().all(|item| item.as_object().is_some_and(|o| shaped(version, o)))
-    }) && (version == 1
-        || resource_object(challenge).is_some_and(|r| text(r, "url").is_some()));
-    findings.set(CheckId::AcceptsShape, Outcome::of(shape));
-    examine_offers(&mut findings, version, &offers);
-    examine_resource(&mut findings, version, challenge, &offers, &seen.url);
+    examine_terms(&mut findings, version, challenge, &offers, Some(&seen.url));
     examine_probes(&mut findings, version, &offers, probes);
 
     if version == 2 {
-        let declared = challenge.get("extensions").and_then(|e| e.get("bazaar"));
-        if let Some(declaration) = declared {
-            findings.set(CheckId::BazaarDeclaration, Outcome::of(bazaar_shaped(declaration)));
-        }
         if let Some(value) = &capture.payment_required {
             let fits =
                 matches!(value, CapturedHeader::Complete(bytes) if bytes.len() <= HEADER_BYTES);
@@ -270,6 +283,31 @@ pub fn examine(seen: &HttpObservation, probes: &ProbeAnswers) -> Findings {
         findings.set(CheckId::CorsPreflight, Outcome::of(preflight));
     }
     findings
+}
+
+/// The checks of a decoded challenge of a known version, wherever it came from (an HTTP
+/// endpoint's 402, an MCP tool's result): its shape, its offers' terms, what it says of the
+/// resource (whether that is `url`: HTTP only) and its Bazaar declaration.
+pub(crate) fn examine_terms(
+    findings: &mut Findings,
+    version: u64,
+    challenge: &Map<String, Value>,
+    offers: &[Offer<'_>],
+    url: Option<&str>,
+) {
+    let items = challenge.get("accepts").and_then(Value::as_array);
+    let shape = items.is_some_and(|items| {
+        !items.is_empty()
+            && items.iter().all(|item| item.as_object().is_some_and(|o| shaped(version, o)))
+    }) && (version == 1
+        || resource_object(challenge).is_some_and(|r| text(r, "url").is_some()));
+    findings.set(CheckId::AcceptsShape, Outcome::of(shape));
+    examine_offers(findings, version, offers);
+    examine_resource(findings, version, challenge, offers, url);
+    let declared = challenge.get("extensions").and_then(|e| e.get("bazaar"));
+    if let (2, Some(declaration)) = (version, declared) {
+        findings.set(CheckId::BazaarDeclaration, Outcome::of(bazaar_shaped(declaration)));
+    }
 }
 
 /// The checks of the offers' terms. Each reads its field where an offer has it with its JSON
@@ -454,7 +492,7 @@ fn examine_resource(
     version: u64,
     challenge: &Map<String, Value>,
     offers: &[Offer<'_>],
-    url: &str,
+    url: Option<&str>,
 ) {
     let places: Vec<&Map<String, Value>> = match version {
         1 => offers.iter().map(|offer| offer.fields).collect(),
@@ -462,12 +500,14 @@ fn examine_resource(
     };
     let url_key = if version == 1 { "resource" } else { "url" };
     let with = |name: &'static str| places.iter().filter_map(move |place| place.get(name));
-    findings.set(
-        CheckId::ResourceMatches,
-        Outcome::over(with(url_key), |resource| {
-            resource.as_str().is_some_and(|resource| same_url(resource, url))
-        }),
-    );
+    if let Some(url) = url {
+        findings.set(
+            CheckId::ResourceMatches,
+            Outcome::over(with(url_key), |resource| {
+                resource.as_str().is_some_and(|resource| same_url(resource, url))
+            }),
+        );
+    }
     findings.set(
         CheckId::DescriptionLength,
         Outcome::over(with("description"), |description| {

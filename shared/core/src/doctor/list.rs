@@ -53,6 +53,18 @@ pub enum Terms {
     ExactEvm,
 }
 
+/// The kind of target a check applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// HTTP endpoints only: it reads an HTTP response's status or headers.
+    Http,
+    /// MCP servers only: it reads the MCP exchange around a paid tool's result.
+    Mcp,
+    /// Both: it reads the challenge, wherever it came from.
+    Both,
+}
+
 /// What a check applies to: the x402 versions, the terms it reads and the target kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Applies {
@@ -60,9 +72,8 @@ pub struct Applies {
     pub versions: &'static [u8],
     /// The terms it reads.
     pub terms: Terms,
-    /// The check reads an HTTP response's status or headers, so it applies to HTTP endpoints
-    /// only (not to an MCP tool's result).
-    pub http_only: bool,
+    /// The kind of target it applies to.
+    pub target: Kind,
     /// The opt-in probe whose answer it reads (its flag), when it reads one: without the flag
     /// it is not applicable.
     pub probe: Option<&'static str>,
@@ -78,7 +89,11 @@ impl Applies {
             Terms::ExactSvm => "exact on Solana",
             Terms::ExactEvm => "exact on EVM",
         };
-        let kind = if self.http_only { "HTTP only" } else { "HTTP and MCP" };
+        let kind = match self.target {
+            Kind::Http => "HTTP only",
+            Kind::Mcp => "MCP only",
+            Kind::Both => "HTTP and MCP",
+        };
         let probe = self.probe.map(|flag| format!(" · with {flag}")).unwrap_or_default();
         format!("{} · {terms} · {kind}{probe}", versions.join(", "))
     }
@@ -149,6 +164,14 @@ pub enum CheckId {
     DiscoveryListed,
     /// `--discovery` with `--facilitator`: its discovery listing agrees with the live challenge.
     FacilitatorListing,
+    /// An MCP server answers in an era and lists the tools named.
+    McpAnswers,
+    /// A named tool's unpaid call is x402's tool-result binding.
+    McpToolResult,
+    /// On 2026-07-28, that result says its `resultType`.
+    McpResultType,
+    /// On 2026-07-28, the advertised extension binding answers `payment_required`.
+    McpPaymentExtension,
 }
 
 impl Serialize for CheckId {
@@ -175,7 +198,7 @@ pub struct Check {
 
 impl CheckId {
     /// The whole list, in the order the output gives it.
-    pub const ALL: [Self; 31] = [
+    pub const ALL: [Self; 35] = [
         Self::Status402,
         Self::ChallengeDecodes,
         Self::VersionLeg,
@@ -207,6 +230,10 @@ impl CheckId {
         Self::EvmAssetContract,
         Self::DiscoveryListed,
         Self::FacilitatorListing,
+        Self::McpAnswers,
+        Self::McpToolResult,
+        Self::McpResultType,
+        Self::McpPaymentExtension,
     ];
 
     /// The check's id as the output and the docs write it (also its docs anchor).
@@ -243,6 +270,10 @@ impl CheckId {
             Self::EvmAssetContract => "evm-asset-contract",
             Self::DiscoveryListed => "discovery-listed",
             Self::FacilitatorListing => "facilitator-listing",
+            Self::McpAnswers => "mcp-answers",
+            Self::McpToolResult => "mcp-tool-result",
+            Self::McpResultType => "mcp-result-type",
+            Self::McpPaymentExtension => "mcp-payment-extension",
         }
     }
 
@@ -253,8 +284,8 @@ impl CheckId {
 
     /// The check's row of the list.
     pub fn check(self) -> Check {
-        let (level, versions, terms, http_only, sentence) = self.row();
-        let applies = Applies { versions, terms, http_only, probe: self.probe() };
+        let (level, versions, terms, target, sentence) = self.row();
+        let applies = Applies { versions, terms, target, probe: self.probe() };
         Check { id: self, level, applies, sentence }
     }
 
@@ -277,209 +308,238 @@ impl CheckId {
     }
 
     /// The one table: level, versions, terms, HTTP only, sentence.
-    fn row(self) -> (Level, &'static [u8], Terms, bool, &'static str) {
+    fn row(self) -> (Level, &'static [u8], Terms, Kind, &'static str) {
+        use Kind::{Both, Http, Mcp};
         use Level::{Error, Warning};
         match self {
-            Self::Status402 => (Error, BOTH, Terms::None, true, "An unpaid GET answers HTTP 402."),
+            Self::Status402 => (Error, BOTH, Terms::None, Http, "An unpaid GET answers HTTP 402."),
             Self::ChallengeDecodes => (
                 Error,
                 BOTH,
                 Terms::None,
-                false,
+                Both,
                 "The body is a JSON challenge, or PAYMENT-REQUIRED is base64 of one: an object with x402Version.",
             ),
             Self::VersionLeg => (
                 Error,
                 BOTH,
                 Terms::None,
-                true,
+                Http,
                 "The challenge is where its version puts it: v1 in the JSON body, v2 in the PAYMENT-REQUIRED header.",
             ),
             Self::LegsAgree => (
                 Warning,
                 BOTH,
                 Terms::None,
-                true,
+                Http,
                 "When both the body and PAYMENT-REQUIRED carry a challenge, they have the same x402Version and the same accepts.",
             ),
-            Self::VersionKnown => (Error, BOTH, Terms::None, false, "x402Version is 1 or 2."),
+            Self::VersionKnown => (Error, BOTH, Terms::None, Both, "x402Version is 1 or 2."),
             Self::AcceptsShape => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "accepts is a non-empty array of offers, each with every field its version requires, of the right JSON type (v2: and a resource object with a url).",
             ),
             Self::SchemeKnown => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "Every offer's scheme is one x402 defines: exact or upto.",
             ),
             Self::NetworkKnown => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "Every offer's network is a network of the doctor's table, spelt as its version spells it (v1: its name; v2: its CAIP-2 id).",
             ),
             Self::NetworksNotMixed => (
                 Warning,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "The offers are all on mainnets or all on testnets.",
             ),
             Self::AssetKnown => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "Every offer on a network of the table asks for that network's USDC.",
             ),
             Self::AmountValid => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "Every amount (v2 amount, v1 maxAmountRequired) is a positive integer string of base units, and an offer carrying both has them equal.",
             ),
             Self::PayToValid => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "Every payTo on a network of the table is an address of it: base58 of 32 bytes (Solana), or 0x and 40 hex digits with a valid EIP-55 checksum when mixed-case (EVM).",
             ),
             Self::SvmFeePayer => (
                 Error,
                 BOTH,
                 Terms::ExactSvm,
-                false,
+                Both,
                 "Every exact offer on Solana names extra.feePayer, base58 of 32 bytes: the facilitator's key that pays the fee.",
             ),
             Self::SvmTokenAccount => (
                 Error,
                 BOTH,
                 Terms::ExactSvm,
-                false,
+                Both,
                 "A token account an offer names (extra.usdc_token_account) is the associated token account of its payTo and asset.",
             ),
             Self::EvmDomain => (
                 Error,
                 BOTH,
                 Terms::ExactEvm,
-                false,
+                Both,
                 "Every exact offer on an EVM network carries the asset's EIP-712 domain in extra.name and extra.version, equal to the table's for the network's USDC.",
             ),
             Self::TimeoutBounded => (
                 Warning,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "Every maxTimeoutSeconds is an integer from 10 to 3,600.",
             ),
             Self::ResourceMatches => (
                 Warning,
                 BOTH,
                 Terms::None,
-                true,
+                Http,
                 "The resource the challenge names (v1: each offer's resource; v2: resource.url) is the URL fetched.",
             ),
             Self::DescriptionLength => (
                 Warning,
                 BOTH,
                 Terms::None,
-                false,
+                Both,
                 "The description (v1: each offer's; v2: resource.description) is at most 500 characters.",
             ),
             Self::MimeTypePresent => (
                 Warning,
                 BOTH,
                 Terms::None,
-                false,
+                Both,
                 "The challenge says the resource's MIME type (v1: each offer's mimeType; v2: resource.mimeType).",
             ),
             Self::BazaarDeclaration => (
                 Warning,
                 V2,
                 Terms::None,
-                false,
+                Both,
                 "A Bazaar declaration (extensions.bazaar) has the extension's shape: info.input of type http (with a method and, for a body method, bodyType and body) or mcp (with tool and inputSchema), and a schema object.",
             ),
             Self::HeaderSize => (
                 Warning,
                 V2,
                 Terms::None,
-                true,
+                Http,
                 "PAYMENT-REQUIRED is at most 8,192 bytes, so a reverse proxy's default header buffer passes it.",
             ),
             Self::CorsExposeHeader => (
                 Warning,
                 V2,
                 Terms::None,
-                true,
+                Http,
                 "A browser on another origin can read the 402's PAYMENT-REQUIRED: Access-Control-Allow-Origin is present and Access-Control-Expose-Headers names PAYMENT-REQUIRED (or *).",
             ),
             Self::CorsPreflight => (
                 Warning,
                 V2,
                 Terms::None,
-                true,
+                Http,
                 "An OPTIONS preflight for a paid request (Origin, Access-Control-Request-Method GET, Access-Control-Request-Headers PAYMENT-SIGNATURE) answers 2xx, allows the origin and allows the header.",
             ),
             Self::CacheControl => (
                 Warning,
                 BOTH,
                 Terms::None,
-                true,
+                Http,
                 "The 402's Cache-Control does not let a shared cache keep it (no public, s-maxage or max-age above 0 without no-store or private).",
             ),
             Self::Method402 => (
                 Error,
                 BOTH,
                 Terms::None,
-                true,
+                Http,
                 "An empty-body request of the method --method names (POST, say) answers 402 too, not 400 or 405.",
             ),
             Self::FacilitatorSupports => (
                 Error,
                 BOTH,
                 Terms::Any,
-                false,
+                Both,
                 "The facilitator's /supported lists a kind with every offer's x402Version, scheme and network.",
             ),
             Self::FacilitatorFeePayer => (
                 Error,
                 BOTH,
                 Terms::ExactSvm,
-                false,
+                Both,
                 "Every exact Solana offer of a kind the facilitator supports names in extra.feePayer one of its signers for that network.",
             ),
             Self::SvmPayoutAccount => (
                 Error,
                 BOTH,
                 Terms::ExactSvm,
-                false,
+                Both,
                 "The payout token account (the one an offer names, else the associated token account of payTo and asset) exists, holds the asset's mint and is owned by payTo.",
             ),
             Self::EvmAssetContract => (
                 Error,
                 BOTH,
                 Terms::ExactEvm,
-                false,
+                Both,
                 "Every EVM offer's asset has code, and its name() and version() are extra.name and extra.version.",
             ),
             Self::DiscoveryListed => {
-                (Warning, BOTH, Terms::None, true, "The origin's /.well-known/x402 lists the URL.")
+                (Warning, BOTH, Terms::None, Http, "The origin's /.well-known/x402 lists the URL.")
             }
             Self::FacilitatorListing => (
                 Warning,
                 V2,
                 Terms::Any,
-                false,
+                Both,
                 "The facilitator's discovery listing of the URL has the live challenge's offers, field by field.",
+            ),
+            Self::McpAnswers => (
+                Error,
+                V2,
+                Terms::None,
+                Mcp,
+                "The server answers server/discover (2026-07-28) or initialize (the handshake era), and its tools/list lists every tool --tool names.",
+            ),
+            Self::McpToolResult => (
+                Error,
+                V2,
+                Terms::None,
+                Mcp,
+                "Every named tool's unpaid call is a tool result with isError, a PaymentRequired in structuredContent, and the same in content[0].text (or in its x402/error wrapper's data).",
+            ),
+            Self::McpResultType => (
+                Error,
+                V2,
+                Terms::None,
+                Mcp,
+                "On 2026-07-28, that tool result carries resultType complete.",
+            ),
+            Self::McpPaymentExtension => (
+                Warning,
+                V2,
+                Terms::None,
+                Mcp,
+                "On 2026-07-28, when server/discover advertises org.x402/payment, an unpaid call whose client advertises it too answers resultType payment_required with a paymentRequired offering the same terms.",
             ),
         }
     }

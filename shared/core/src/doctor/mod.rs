@@ -6,12 +6,14 @@
 pub mod address;
 pub mod examine;
 pub mod list;
+pub mod mcp;
 pub mod networks;
 pub mod observed;
 pub mod probes;
 
 pub use examine::{Findings, Outcome, examine, same_url};
-pub use list::{Check, CheckId, LIST_REVISION, Level};
+pub use list::{Check, CheckId, Kind, LIST_REVISION, Level};
+pub use mcp::{McpCall, McpEra, McpObservation, examine_mcp};
 pub use observed::{Answer, HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
 pub use probes::{EvmContract, ProbeAnswers, Questions, SvmPayout, abi_string, questions};
 

@@ -2,6 +2,8 @@
 //! proxy, no decompression, a 5,000 ms deadline over everything and a streaming body cap.
 
 mod observe;
+
+pub use observe::McpAnswer;
 pub mod resolver;
 
 use std::net::IpAddr;

@@ -109,6 +109,75 @@ impl Fetcher {
     }
 }
 
+/// An MCP server's answer to one request over Streamable HTTP.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpAnswer {
+    /// The JSON-RPC message answered: the JSON body, or the event stream's message with the
+    /// request's id.
+    pub message: Value,
+    /// The session the server named (`Mcp-Session-Id`), if it named one.
+    pub session: Option<String>,
+}
+
+impl Fetcher {
+    /// One MCP request over Streamable HTTP (the doctor's `--mcp`): a POST of `message` with
+    /// `headers`, accepting JSON or an event stream. The answer when it is a 2xx within the
+    /// body cap carrying the message with the request's id; None otherwise.
+    pub async fn mcp(
+        &self,
+        target: &TargetUrl,
+        message: &Value,
+        headers: &[(&'static str, String)],
+    ) -> Option<McpAnswer> {
+        if !self.literal_host_allowed(target) {
+            return None;
+        }
+        let mut request = self
+            .client
+            .post(target.as_str())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(message.to_string());
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let id = message.get("id").cloned();
+        let exchange = async {
+            let response = request.send().await.ok()?;
+            let session = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned);
+            let stream = response
+                .headers()
+                .get("content-type")
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(|value| value.starts_with("text/event-stream"));
+            let FetchOutcome::Captured(answer) = capture(response).await else {
+                return None;
+            };
+            if !(200..300).contains(&answer.status) {
+                return None;
+            }
+            let body = answer.body_bytes()?;
+            let message = if stream {
+                let text = std::str::from_utf8(body).ok()?;
+                text.lines()
+                    .filter_map(|line| line.strip_prefix("data:"))
+                    .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                    .find(|message| message.get("id") == id.as_ref())?
+            } else if body.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_slice(body).ok()?
+            };
+            Some(McpAnswer { message, session })
+        };
+        tokio::time::timeout(self.deadline, exchange).await.ok()?
+    }
+}
+
 /// The headers the checks read, each field's values joined with `, ` (values that are not
 /// visible ASCII are left out).
 fn read_headers(headers: &HeaderMap) -> ResponseHeaders {
