@@ -348,6 +348,8 @@ Tools (free, answered on this machine, signed with the local key; no payment is 
              fetches; nothing is metered (caller need only be a wallet)
   check      {{url}}: one fetch, the signed check report (as payability check)
   memo       {{url}}: two fetches, the signed memo report (as payability memo)
+  doctor     {{url}}: the seller's check list doctor/v1 on one URL (as payability doctor,
+             no probe): each check pass, fail or not applicable; only this server offers it
   A refusal is the tool result {{\"error\":{{\"rule\":…,\"message\":…}}}} with isError; a call
   carrying _meta[\"x402/payment\"] is refused (local_takes_no_payment), nothing charged.
   Nothing a target serves is written to standard error.

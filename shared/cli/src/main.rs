@@ -77,7 +77,7 @@ enum Command {
     /// Start an embedded sample seller on loopback, check it with both ops, print both reports.
     #[command(after_help = help::signing_only())]
     Demo,
-    /// Serve the four MCP tools over stdio, free and local: check and memo signed with the local key.
+    /// Serve the MCP tools over stdio, free and local: check and memo signed with the local key, and doctor.
     #[command(after_help = help::mcp())]
     Mcp {
         /// Check loopback or private addresses: lift the public-address rule for this server.

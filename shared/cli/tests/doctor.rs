@@ -575,3 +575,46 @@ fn an_mcp_tool_result_outside_the_binding_fails_mcp_tool_result_alone() {
         .collect();
     assert_eq!(failed, vec!["mcp-answers".to_owned(), "mcp-tool-result".to_owned()]);
 }
+
+#[test]
+fn no_value_an_mcp_server_served_reaches_any_output() {
+    const CANARY: &str = "CanaryMcp5w";
+    let challenge = json!({
+        "x402Version": 2,
+        "resource": { "url": format!("mcp://tool/{CANARY}"), "description": CANARY, "mimeType": CANARY },
+        "accepts": [{ "scheme": CANARY, "network": CANARY, "amount": CANARY, "asset": CANARY,
+                      "payTo": CANARY, "maxTimeoutSeconds": 0, "extra": { "feePayer": CANARY } }]
+    });
+    let text = json!([{ "type": "text", "text": challenge.to_string() }]);
+    let server = handshake_server(
+        json!({ "isError": true, "structuredContent": challenge, "content": text }),
+    );
+    let url = server.url("/mcp");
+    let scratch = ScratchDir::new("doctor-mcp-custody");
+    for format in ["text", "json", "github", "markdown"] {
+        let reports = scratch.join(&format!("{format}.jsonl"));
+        let args = [
+            "--allow-private",
+            "--fail-on",
+            "info",
+            "--format",
+            format,
+            "--reports",
+            reports.to_str().unwrap(),
+            "--mcp",
+            &url,
+            "--tool",
+            "weather",
+        ];
+        let output = doctor(&args, None);
+        assert_eq!(output.status.code(), Some(3), "{format}");
+        let mut seen = String::from_utf8_lossy(&output.stdout).into_owned();
+        seen += &String::from_utf8_lossy(&output.stderr);
+        seen += &std::fs::read_to_string(&reports).unwrap();
+        assert!(
+            seen.contains("accepts-shape") || seen.contains("scheme-known"),
+            "{format}: {seen}"
+        );
+        assert!(!seen.contains(CANARY), "{format}: a served value reached the output:\n{seen}");
+    }
+}

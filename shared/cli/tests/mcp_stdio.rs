@@ -24,6 +24,7 @@ use payability_tests::standin::{Recorded, Reply, StandIn};
 use serde_json::{Value, json};
 
 use crate::support::world::{fixtures, run_bounded, third_party_verify_against};
+use payability_runtime::mcp::tools::{Offer, names};
 
 /// What the seller serves in its 402, body and headers; never on the server's stderr.
 const CANARY: &str = "CANARY-stdio-4b1f";
@@ -140,7 +141,7 @@ fn the_official_sdks_stdio_clients_get_verified_reports_and_closed_form_refusals
             client_run(&Server::ThisBinary, &python, sdk, mode, &target, key.as_ref());
         let said = format!("sdk {sdk} {mode}: {run}");
         assert_eq!(run["protocol_version"], revision, "{said}");
-        assert_eq!(run["tools"], json!(["criteria", "precheck", "check", "memo"]), "{said}");
+        assert_eq!(run["tools"], json!(names(Offer::Local)), "{said}");
         let criteria = &run["criteria"]["structuredContent"];
         let keys = keys_of(criteria);
         assert_eq!(keys.len(), 1, "the local key is published: {said}");
@@ -325,4 +326,46 @@ fn without_allow_private_a_loopback_target_is_refused_and_not_fetched() {
     assert_eq!(precheck["refusal"]["rule"], "address_not_public", "{precheck}");
     assert_eq!((status, stderr.as_str()), (Some(0), ""));
     assert_eq!(seller.accepted(), 0, "nothing fetched");
+}
+
+#[test]
+fn the_doctor_tool_runs_the_check_list_free_and_takes_no_payment() {
+    let (seller, key) = (seller(), key_file());
+    let target = seller.url("/seller");
+    let doctor = |arguments: Value| json!({"name": "doctor", "arguments": arguments});
+    let mut paid = doctor(json!({"url": target}));
+    paid["_meta"] = json!({"x402/payment": {"x402Version": 2}});
+    let lines = [
+        request(1, "tools/list", json!({})),
+        request(2, "tools/call", doctor(json!({"url": target}))),
+        request(3, "tools/call", stateless(doctor(json!({"url": target})))),
+        request(4, "tools/call", paid),
+        request(5, "tools/call", doctor(json!({"url": target, "SECRET": 1}))),
+    ];
+    let (answers, stderr, status) = exchange(&["--allow-private"], &lines, key.as_ref());
+    let listed: Vec<&str> = answers[0]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, names(Offer::Local));
+    for answer in &answers[1..3] {
+        let result = &answer["result"];
+        assert_eq!(result["isError"], false, "{result}");
+        let findings = &result["structuredContent"];
+        assert_eq!((&findings["list"], &findings["url"]), (&json!("doctor/v1"), &json!(target)));
+        assert_eq!(findings["checks"].as_array().unwrap().len(), 35, "{findings}");
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(&text, findings, "the same bytes in content[0].text");
+    }
+    assert_eq!(answers[2]["result"]["resultType"], "complete");
+    let rules: Vec<&Value> =
+        answers[3..].iter().map(|a| &a["result"]["structuredContent"]["error"]["rule"]).collect();
+    assert_eq!(rules, [&json!("local_takes_no_payment"), &json!("body_wrong_shape")]);
+    assert!(!answers[4].to_string().contains("SECRET"), "nothing received echoed");
+    assert_eq!((status, stderr.as_str()), (Some(0), ""));
+    // The doctor's GET and preflight, for each of the two calls; nothing for the others.
+    assert_eq!(seller.accepted(), 4);
 }

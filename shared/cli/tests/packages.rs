@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use payability_core::signing::verify_signed;
-use payability_runtime::mcp::tools::Tool;
+use payability_runtime::mcp::tools::{Offer, names};
 use payability_tests::scratch::ScratchDir;
 use payability_tests::standin::{Recorded, Reply, StandIn, closed_port};
 use serde_json::{Value, json};
@@ -373,7 +373,7 @@ fn bundle_serves_its_tools(bundle: &Path, url: &str, dir: &Path) {
     assert_eq!(server["mcp_config"]["args"], json!(["mcp"]), "{manifest}");
     let mode = std::fs::metadata(unpacked.join(entry_point)).unwrap().permissions().mode();
     assert_ne!(mode & 0o111, 0, "the unpacked binary is executable");
-    let names: Vec<&str> = Tool::ALL.into_iter().map(|tool| tool.route().name()).collect();
+    let names = names(Offer::Local);
     let described: serde_json::Map<String, Value> = manifest["tools"]
         .as_array()
         .unwrap()

@@ -98,10 +98,11 @@ struct Counts {
     not_applicable: usize,
 }
 
-/// A target's JSON line.
+/// A target's JSON line (without `item`: the MCP tool's answer).
 #[derive(Serialize)]
 struct FindingsLine<'a> {
-    item: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item: Option<usize>,
     url: &'a str,
     list: &'static str,
     checks: Vec<CheckLine>,
@@ -229,27 +230,32 @@ impl Doctor<'_> {
     }
 }
 
+/// One URL's findings as JSON (a line), `item` its place in a run when in one.
+pub(crate) fn findings_json(item: Option<usize>, url: &str, findings: &Findings) -> String {
+    escape::json_line(&FindingsLine {
+        item,
+        url,
+        list: LIST_REVISION,
+        checks: findings
+            .iter()
+            .map(|(id, outcome)| CheckLine {
+                id: id.as_str(),
+                level: id.level().as_str(),
+                outcome: outcome.as_str(),
+            })
+            .collect(),
+        counts: Counts {
+            pass: findings.count(Outcome::Pass),
+            fail: findings.count(Outcome::Fail),
+            not_applicable: findings.count(Outcome::NotApplicable),
+        },
+    })
+}
+
 /// The JSON Lines line of target `item`.
 fn json_line(item: usize, examined: &Examined) -> String {
     match examined {
-        Examined::Findings(url, findings) => escape::json_line(&FindingsLine {
-            item,
-            url,
-            list: LIST_REVISION,
-            checks: findings
-                .iter()
-                .map(|(id, outcome)| CheckLine {
-                    id: id.as_str(),
-                    level: id.level().as_str(),
-                    outcome: outcome.as_str(),
-                })
-                .collect(),
-            counts: Counts {
-                pass: findings.count(Outcome::Pass),
-                fail: findings.count(Outcome::Fail),
-                not_applicable: findings.count(Outcome::NotApplicable),
-            },
-        }),
+        Examined::Findings(url, findings) => findings_json(Some(item), url, findings),
         Examined::Problem(problem) => escape::json_line(&ProblemLine {
             item,
             error: ErrorBody { rule: problem.rule, message: &problem.message },

@@ -1,5 +1,6 @@
 //! `payability mcp`: an MCP server over stdio (MCP 2026-07-28 `basic/transports/stdio`), the
-//! service's four tools answered on this machine, free, with the local key ([`tools`]).
+//! service's four tools answered on this machine, free, with the local key, and the doctor
+//! ([`tools`]).
 //! Standard input carries one JSON-RPC 2.0 message a line, each read with the service's body
 //! cap ([`lines`]); standard output carries one answer a line and nothing else, in the order
 //! the requests came; the server ends at the end of standard input. Both eras are spoken, per
@@ -21,7 +22,7 @@ use payability_runtime::jsonrpc::{self, Envelope, Failure, Success, code};
 use payability_runtime::mcp::era::{self, DISCOVER, Era};
 use payability_runtime::mcp::error::McpError;
 use payability_runtime::mcp::results;
-use payability_runtime::mcp::tools::{Offer, read_call};
+use payability_runtime::mcp::tools::{DOCTOR, Offer, read_call};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -68,6 +69,9 @@ impl Local {
             ("ping", Era::Handshake) => result_line(&id, json!({})),
             (DISCOVER, Era::Stateless { .. }) => result_line(&id, results::discover(offer)),
             ("tools/list", era) => result_line(&id, results::tools_list(era, offer)),
+            ("tools/call", era) if params.get("name").and_then(Value::as_str) == Some(DOCTOR) => {
+                result_line(&id, self.doctor(&params, era).await)
+            }
             ("tools/call", era) => match read_call(params) {
                 Ok(call) => result_line(&id, self.call(call, era).await),
                 Err(refusal) => error_line(&id, refusal.object()),

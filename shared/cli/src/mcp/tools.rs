@@ -1,12 +1,14 @@
-//! The four tools answered on this machine ([`Local`]), free, as the command line answers
-//! them: `criteria` is `payability criteria`'s document, `check` and `memo` are `payability
+//! The tools answered on this machine ([`Local`]), free, as the command line answers them:
+//! `criteria` is `payability criteria`'s document, `check` and `memo` are `payability
 //! check` and `payability memo` of one URL (the same fetcher under the same target policy,
-//! the same rule, signed with the same local key), and `precheck` is the service's
+//! the same rule, signed with the same local key), `doctor` is `payability doctor` of one
+//! URL (no probe; only this server offers it), and `precheck` is the service's
 //! pre-check answer (core's `signed_precheck`, the same bytes but the key) without its allowance: nothing is metered
 //! here. A refusal is the closed-form `{"error": {"rule", "message"}}` the command line
 //! writes, as an `isError` result; no received value is echoed.
 
 use payability_core::criteria::{SigningKeyEntry, criteria_document};
+use payability_core::doctor::{ProbeAnswers, examine};
 use payability_core::op::PaidOp;
 use payability_core::policy::{AddressRule, vet_target_url};
 use payability_core::precheck::signed_precheck;
@@ -78,6 +80,13 @@ fn arguments_of<T: DeserializeOwned>(arguments: Value) -> Result<T, Refused> {
     serde_json::from_value(arguments).map_err(|_| api_error(ApiError::BodyWrongShape))
 }
 
+/// The arguments of `doctor`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DoctorArguments {
+    url: String,
+}
+
 /// The closed-form error JSON the command line writes.
 fn error_json(refused: &Refused) -> String {
     escape::json_line(&json!({"error": {"rule": refused.rule, "message": refused.message}}))
@@ -99,6 +108,32 @@ impl Local {
             Ok(json) => ToolResult::new(json, true, era, cache),
             Err(refused) => ToolResult::new(error_json(&refused), false, era, cache),
         }
+    }
+
+    /// `tools/call` of `doctor` (the tool only this server offers): `payability doctor` of one
+    /// URL, no probe; a URL out of policy is its refusal, nothing fetched. `params` is the
+    /// call's, read here as `read_call` reads the others'.
+    pub(crate) async fn doctor(&self, params: &Value, era: Era) -> ToolResult {
+        let payment = params.pointer("/_meta/x402~1payment").is_some();
+        let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let answer = match payment {
+            true => Err(refused(TAKES_NO_PAYMENT)),
+            false => self.examine(arguments).await,
+        };
+        match answer {
+            Ok(json) => ToolResult::new(json, true, era, Cache::Private),
+            Err(refused) => ToolResult::new(error_json(&refused), false, era, Cache::Private),
+        }
+    }
+
+    /// The doctor's findings on the URL of `arguments`.
+    async fn examine(&self, arguments: Value) -> Result<String, Refused> {
+        let arguments: DoctorArguments = arguments_of(arguments)?;
+        let target =
+            vet_target_url(&arguments.url, self.rule).map_err(crate::local::refusal_problem)?;
+        let seen = self.fetcher.observe(&target).await;
+        let findings = examine(&seen, &ProbeAnswers::default());
+        Ok(crate::doctor::findings_json(None, &seen.url, &findings))
     }
 
     /// The criteria document with the local key's descriptor (`payability criteria`).

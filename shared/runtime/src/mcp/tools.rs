@@ -1,7 +1,8 @@
 //! The MCP tools ([`Tool`]): four of the routes, each named as its route is in logs, with the
 //! input schema of its request and the output schema OpenAPI publishes for its answer; who
-//! answers them ([`Offer`]: the service, paid, or the command line, free and local); and a
-//! `tools/call` read ([`read_call`]).
+//! answers them ([`Offer`]: the service, paid, or the command line, free and local); the one
+//! tool only the command line offers, [`DOCTOR`] (it fetches for free, which the service
+//! never does); and a `tools/call` read ([`read_call`]).
 
 use payability_core::op::PaidOp;
 use payability_core::payment::siwx::{
@@ -61,6 +62,34 @@ impl Tool {
     }
 }
 
+/// The tool only `payability mcp` offers: the seller's doctor on one URL (`payability doctor`'s
+/// check list, no probe), free and local. Not a route: the service does not fetch for free.
+pub const DOCTOR: &str = "doctor";
+
+/// The doctor tool as `tools/list` gives it.
+fn doctor_described() -> Value {
+    json!({
+        "name": DOCTOR,
+        "description": "Free, from this machine: the seller's check list (doctor/v1) on one \
+                        URL: will buyers pay it, browsers read it and indexers find it; each \
+                        check pass, fail or not applicable, no score.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"url": {"type": "string"}},
+            "required": ["url"],
+            "additionalProperties": false,
+        },
+    })
+}
+
+/// Every tool's name as `tools/list` gives it to `offer`: the routes', and for the command line
+/// the doctor's.
+pub fn names(offer: Offer) -> Vec<&'static str> {
+    let routes = Tool::ALL.into_iter().map(|tool| tool.route().name());
+    let local = (offer == Offer::Local).then_some(DOCTOR);
+    routes.chain(local).collect()
+}
+
 /// What `initialize` and `server/discover` tell the agent.
 pub fn instructions(offer: Offer) -> String {
     match offer {
@@ -77,14 +106,17 @@ pub fn instructions(offer: Offer) -> String {
         Offer::Local => "payability (local): whether an x402 endpoint's 402 challenge is \
              payable right now, as a report signed with this machine's key. Every tool is free \
              here: check and memo fetch the endpoint from this machine, under the same target \
-             policy as the service. Verify a report against the criteria tool's signing_keys."
+             policy as the service; doctor runs the seller's check list on it. Verify a report \
+             against the criteria tool's signing_keys."
             .to_owned(),
     }
 }
 
-/// Every tool as `tools/list` gives it.
+/// Every tool as `tools/list` gives it ([`names`]' order).
 pub fn listed(offer: Offer) -> Vec<Value> {
-    Tool::ALL.into_iter().map(|tool| described(tool, offer)).collect()
+    let routes = Tool::ALL.into_iter().map(|tool| described(tool, offer));
+    let local = (offer == Offer::Local).then(doctor_described);
+    routes.chain(local).collect()
 }
 
 /// One tool: name, description, input schema and (when OpenAPI has one) output schema.
