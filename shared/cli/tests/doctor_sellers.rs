@@ -2,7 +2,8 @@
 //! (`@x402/express` and `@x402/hono` 2.27.0, the x402 2.25.0 Python SDK's FastAPI and Flask
 //! middleware; tests/e2e/sellers), each serving one Solana `exact` USDC route with the
 //! facilitator fixture: out of the box, behind a CORS layer (no check fails), and with one
-//! seeded defect each, which the doctor must flag alone. The table is docs/doctor.md's
+//! seeded defect each, which the doctor must flag alone; and, for the npm middlewares, the
+//! same route on Base (`@x402/evm` 2.27.0) with a facilitator stand-in listing Base. The table is docs/doctor.md's
 //! "Tested against the official middlewares". Needs `scripts/test` (as sellers.rs).
 
 use crate::sellers::Middleware;
@@ -31,6 +32,11 @@ const ROWS: [(&str, &[&str], &[&str]); 8] = [
     ("doctor-bad-bazaar", &[], &["bazaar-declaration"]),
     ("doctor-post-400", &["--method", "POST"], &["method-402"]),
 ];
+
+/// The Base sellers (`@x402/evm`, npm middlewares only), whose facilitator lists Base: (route
+/// variant, the checks that fail).
+const BASE_ROWS: [(&str, &[&str]); 2] =
+    [("doctor-base", &[]), ("doctor-base-wrong-domain", &["evm-domain"])];
 
 /// Runs `payability doctor` on `url` with `flags`; returns the failed check ids.
 fn failed_checks(url: &str, flags: &[&str]) -> Vec<String> {
@@ -119,7 +125,11 @@ fn flask_sellers_fail_exactly_their_seeded_checks() {
 fn the_doctor_page_tables_the_middlewares_and_their_seeded_checks() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/doctor.md"))
         .expect("docs/doctor.md");
-    for (variant, _, want) in ROWS {
+    let rows = ROWS
+        .iter()
+        .map(|(variant, _, want)| (variant, want))
+        .chain(BASE_ROWS.iter().map(|(v, w)| (v, w)));
+    for (variant, want) in rows {
         let row = format!("| `{variant}` | {} |", cell(want));
         assert!(doc.contains(&row), "docs/doctor.md has no row {row}");
     }

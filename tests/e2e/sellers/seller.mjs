@@ -33,6 +33,10 @@
 //   doctor-bad-bazaar          a Bazaar declaration whose info.input.queryParams is a string
 //   doctor-post-400            POST /weather paid too, behind a body check answering 400 to
 //                              an empty body
+//   doctor-base                the route on Base (eip155:8453, @x402/evm), USDC by price,
+//                              paid to a fixed EVM address; no check fails (its facilitator
+//                              must list Base)
+//   doctor-base-wrong-domain   the same with extra.name "USDC" (Base Sepolia's EIP-712 name)
 //
 // The packages are installed by scripts/test into target/test-deps/sellers (pinned in
 // package.json / package-lock.json beside this file); --modules (default: that node_modules,
@@ -65,7 +69,13 @@ const VARIANTS = [
   "doctor-wrong-token-account",
   "doctor-bad-bazaar",
   "doctor-post-400",
+  "doctor-base",
+  "doctor-base-wrong-domain",
 ];
+const BASE = "eip155:8453";
+const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+// The Base variants' payTo: EIP-55's own example address.
+const EVM_PAY_TO = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const SOLANA_DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 // A Solana address that is not the payTo's USDC account (the fee payer's of the fixture's
 // tests): the seeded wrong token account.
@@ -110,6 +120,7 @@ const load = async (specifier) => import(pathToFileURL(requireFrom.resolve(speci
 
 const { HTTPFacilitatorClient } = await load("@x402/core/server");
 const { ExactSvmScheme } = await load("@x402/svm/exact/server");
+const { ExactEvmScheme } = await load("@x402/evm/exact/server");
 const { declareDiscoveryExtension } = await load("@x402/extensions/bazaar");
 // recipe.mjs (the code docs/sellers.md shows) imports its packages by name: it runs from a
 // copy beside the node_modules folder.
@@ -125,6 +136,7 @@ const variant = args.variant;
 
 // The middleware's own example route, and what the first variants add to it.
 function exampleRoutes() {
+  if (variant.startsWith("doctor-base")) return baseRoutes();
   const memoFor = freshMemos(args.memo);
   const accepts = {
     scheme: "exact",
@@ -160,6 +172,25 @@ function exampleRoutes() {
 }
 
 const recipeMemo = { "body-only": undefined, populated: args.memo, bound: freshMemos(args.memo) };
+// The Base variants' route: the example route on Base, priced in dollars (the scheme picks
+// Base's USDC and its EIP-712 domain), or with a seeded wrong domain name.
+function baseRoutes() {
+  const price =
+    variant === "doctor-base-wrong-domain"
+      ? { amount: "10000", asset: BASE_USDC, extra: { name: "USDC", version: "2" } }
+      : "$0.01";
+  const accepts = { scheme: "exact", network: BASE, payTo: EVM_PAY_TO, price };
+  const route = { accepts, description: "Weather report", mimeType: "application/json" };
+  return { "GET /weather": route };
+}
+
+// The resource server: Solana's exact scheme, and Base's for the Base variants.
+const resourceServer = (ResourceServer) => {
+  const server = new ResourceServer(facilitator);
+  if (variant.startsWith("doctor-base")) return server.register(BASE, new ExactEvmScheme());
+  return server.register(SOLANA_MAINNET, new ExactSvmScheme());
+};
+
 const routes =
   variant in recipeMemo ? await weatherRoutes(payTo, recipeMemo[variant]) : exampleRoutes();
 
@@ -189,7 +220,7 @@ let listen;
 if (args.framework === "express") {
   const { default: express } = await load("express");
   const { paymentMiddleware, x402ResourceServer } = await load("@x402/express");
-  const server = new x402ResourceServer(facilitator).register(SOLANA_MAINNET, new ExactSvmScheme());
+  const server = resourceServer(x402ResourceServer);
   const app = express();
   if (doctorVariant) {
     app.use((req, res, next) => {
@@ -212,7 +243,7 @@ if (args.framework === "express") {
   const { Hono } = await load("hono");
   const { serve } = await load("@hono/node-server");
   const { paymentMiddleware, x402ResourceServer } = await load("@x402/hono");
-  const server = new x402ResourceServer(facilitator).register(SOLANA_MAINNET, new ExactSvmScheme());
+  const server = resourceServer(x402ResourceServer);
   const app = new Hono();
   if (doctorVariant) {
     app.use(async (c, next) => {
