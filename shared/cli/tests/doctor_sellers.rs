@@ -142,3 +142,46 @@ fn cell(checks: &[&str]) -> String {
     }
     checks.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ")
 }
+
+/// An MCP seller built with the official `mcp` SDK 1.30 (FastMCP, Streamable HTTP with its
+/// sessions and event streams, the handshake era) and x402 2.25.0's MCP payment wrapper
+/// (tests/e2e/mcp_seller.py): the doctor asks `server/discover`, falls back to the handshake,
+/// and finds the paid tool's unpaid call in x402's tool-result binding with terms that pass
+/// every check. (x402 2.25.0's wrapper imports `mcp.server.fastmcp`, which `mcp` 2.x renamed:
+/// an MCP 2026-07-28 seller is our own `/mcp`, in doctor.rs.)
+#[test]
+fn an_official_mcp_seller_is_in_the_binding_and_its_terms_pass() {
+    let rpc = Fixture::start("solana_rpc_stub.py", &[]);
+    let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
+    let pay_to = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
+    let seller =
+        Fixture::start("mcp_seller.py", &["--facilitator", &facilitator.url(), "--pay-to", pay_to]);
+    let url = format!("{}/mcp", seller.url());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_payability"));
+    command.args([
+        "doctor",
+        "--allow-private",
+        "--format",
+        "json",
+        "--mcp",
+        &url,
+        "--tool",
+        "weather",
+    ]);
+    let ran = run_bounded(command, RUN_WITHIN);
+    assert_eq!(ran.status.and_then(|s| s.code()), Some(0), "{ran}");
+    let line: Value = serde_json::from_str(ran.stdout.lines().next().unwrap_or_default()).unwrap();
+    assert_eq!(line["counts"]["fail"], 0, "{line}");
+    let passed: Vec<&str> = line["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] == "pass")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for check in ["mcp-answers", "mcp-tool-result", "accepts-shape", "svm-fee-payer", "asset-known"]
+    {
+        assert!(passed.contains(&check), "{check}: {line}");
+    }
+    assert!(!ran.stdout.contains(pay_to) && !ran.stderr.contains(pay_to), "custody: {ran}");
+}
