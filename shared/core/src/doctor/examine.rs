@@ -317,6 +317,7 @@ fn examine_offers(findings: &mut Findings, version: u64, offers: &[Offer<'_>]) {
         offers.iter().filter_map(move |offer| Some((offer, offer.fields.get(name)?.as_str()?)))
     };
     let known = || offers.iter().filter(|offer| offer.network.is_some());
+    let tabled = || known().filter(|offer| offer.network.is_some_and(|n| n.in_table));
     findings.set(
         CheckId::SchemeKnown,
         Outcome::over(with("scheme"), |(_, scheme)| KNOWN_SCHEMES.contains(&scheme)),
@@ -325,17 +326,18 @@ fn examine_offers(findings: &mut Findings, version: u64, offers: &[Offer<'_>]) {
         CheckId::NetworkKnown,
         Outcome::over(with("network"), |(offer, _)| offer.network.is_some()),
     );
-    if known().count() >= 2 {
-        let testnets = known().filter(|offer| offer.network.is_some_and(|n| n.testnet)).count();
+    if tabled().count() >= 2 {
+        let testnets = tabled().filter(|offer| offer.network.is_some_and(|n| n.testnet)).count();
         findings.set(
             CheckId::NetworksNotMixed,
-            Outcome::of(testnets == 0 || testnets == known().count()),
+            Outcome::of(testnets == 0 || testnets == tabled().count()),
         );
     }
     let on_known = |name| with(name).filter_map(|(offer, value)| Some((offer.network?, value)));
+    let on_tabled = on_known("asset").filter(|(network, _)| network.in_table);
     findings.set(
         CheckId::AssetKnown,
-        Outcome::over(on_known("asset"), |(network, asset)| network.is_usdc(asset)),
+        Outcome::over(on_tabled, |(network, asset)| network.is_usdc(asset)),
     );
     let amount = if version == 1 { "maxAmountRequired" } else { "amount" };
     findings.set(

@@ -354,7 +354,7 @@ impl CheckId {
                 BOTH,
                 Terms::Any,
                 Both,
-                "Every offer's network is a network of the doctor's table, spelt as its version spells it (v1: its name; v2: its CAIP-2 id).",
+                "Every offer's network is a network of the doctor's table, spelt as its version spells it (v1: its name; v2: its CAIP-2 id), or in v2 another EVM chain's CAIP-2 id (eip155:<chain id>).",
             ),
             Self::NetworksNotMixed => (
                 Warning,

@@ -31,6 +31,9 @@ pub struct KnownNetwork {
     pub usdc: &'static str,
     /// USDC's EIP-712 domain `(name, version)` on an EVM network.
     pub eip712: Option<(&'static str, &'static str)>,
+    /// A network of the table; false for [`OTHER_EVM`], whose asset and testnet-ness the
+    /// doctor does not know.
+    pub in_table: bool,
 }
 
 /// Decimals of USDC on every network of the table.
@@ -48,6 +51,7 @@ pub const NETWORKS: [KnownNetwork; 5] = [
         testnet: false,
         usdc: crate::price::USDC_MINT,
         eip712: None,
+        in_table: true,
     },
     KnownNetwork {
         v1_name: "solana-devnet",
@@ -56,6 +60,7 @@ pub const NETWORKS: [KnownNetwork; 5] = [
         testnet: true,
         usdc: SOLANA_DEVNET_USDC,
         eip712: None,
+        in_table: true,
     },
     KnownNetwork {
         v1_name: "solana-testnet",
@@ -64,6 +69,7 @@ pub const NETWORKS: [KnownNetwork; 5] = [
         testnet: true,
         usdc: SOLANA_DEVNET_USDC,
         eip712: None,
+        in_table: true,
     },
     KnownNetwork {
         v1_name: "base",
@@ -72,6 +78,7 @@ pub const NETWORKS: [KnownNetwork; 5] = [
         testnet: false,
         usdc: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
         eip712: Some(("USD Coin", "2")),
+        in_table: true,
     },
     KnownNetwork {
         v1_name: "base-sepolia",
@@ -80,16 +87,38 @@ pub const NETWORKS: [KnownNetwork; 5] = [
         testnet: true,
         usdc: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
         eip712: Some(("USDC", "2")),
+        in_table: true,
     },
 ];
 
+/// Any other EVM chain, named by its CAIP-2 id `eip155:<chain id>` in x402 v2 (x402's EVM
+/// schemes are the same on every chain): its addresses and EIP-712 domain are checked, its
+/// asset is not (the doctor has no table for it).
+pub const OTHER_EVM: KnownNetwork = KnownNetwork {
+    v1_name: "",
+    caip2: "",
+    family: Family::Evm,
+    testnet: false,
+    usdc: "",
+    eip712: None,
+    in_table: false,
+};
+
 /// The network a challenge of `version` names, spelt as that version spells it (v1: its name;
-/// v2: its CAIP-2 id), if it is in the table.
+/// v2: its CAIP-2 id), if it is in the table; in v2, [`OTHER_EVM`] for any other
+/// `eip155:<chain id>` (decimal digits, no leading zero, at most 32 of them, as CAIP-2 allows).
 pub fn known_network(version: u64, name: &str) -> Option<&'static KnownNetwork> {
-    NETWORKS.iter().find(|network| match version {
+    let tabled = NETWORKS.iter().find(|network| match version {
         1 => network.v1_name == name,
         _ => network.caip2 == name,
-    })
+    });
+    let chain_id = |id: &str| {
+        (1..=32).contains(&id.len())
+            && id.bytes().all(|b| b.is_ascii_digit())
+            && !id.starts_with('0')
+    };
+    let other_evm = version == 2 && name.strip_prefix("eip155:").is_some_and(chain_id);
+    tabled.or(other_evm.then_some(&OTHER_EVM))
 }
 
 impl KnownNetwork {
@@ -114,12 +143,25 @@ mod tests {
             assert_eq!(known_network(2, network.caip2), Some(&network));
             assert_eq!(known_network(1, network.caip2), None);
             assert_eq!(known_network(2, network.v1_name), None);
+            assert!(network.in_table);
             let valid = match network.family {
                 Family::Svm => svm_address_valid(network.usdc),
                 Family::Evm => evm_address_valid(network.usdc),
             };
             assert!(valid, "{}", network.caip2);
             assert_eq!(network.eip712.is_some(), network.family == Family::Evm);
+        }
+        let vectors: [(u64, &str, Option<bool>); 7] = [
+            (2, "eip155:137", Some(false)),
+            (2, "eip155:8453", Some(true)),
+            (2, "eip155:0137", None),
+            (2, "eip155:", None),
+            (2, "eip155:base", None),
+            (1, "eip155:137", None),
+            (2, "solana:mainnet", None),
+        ];
+        for (version, name, in_table) in vectors {
+            assert_eq!(known_network(version, name).map(|n| n.in_table), in_table, "{name}");
         }
     }
 }

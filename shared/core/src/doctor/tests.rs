@@ -125,7 +125,7 @@ fn healthy_sellers_fail_nothing_and_each_seeded_defect_fails_exactly_its_check()
         let healthy = examine(&observation(seller, &challenge(seller)), &ProbeAnswers::default());
         assert_eq!(failed(&healthy), Vec::<&str>::new());
     }
-    let vectors: [(Seller, &str, Seed); 27] = [
+    let vectors: [(Seller, &str, Seed); 28] = [
         (Seller::V2Svm, "status-402", |_, seen| {
             if let FetchOutcome::Captured(capture) = &mut seen.get {
                 capture.status = 400;
@@ -153,6 +153,9 @@ fn healthy_sellers_fail_nothing_and_each_seeded_defect_fails_exactly_its_check()
         (Seller::V2Svm, "accepts-shape", |d, _| remove(d, "/resource/url")),
         (Seller::V2Svm, "scheme-known", |d, _| set(d, "/accepts/0/scheme", json!("exactly"))),
         (Seller::V2Evm, "network-known", |d, _| set(d, "/accepts/0/network", json!("base"))),
+        (Seller::V2Evm, "network-known", |d, _| {
+            set(d, "/accepts/0/network", json!("eip155:0x2105"))
+        }),
         (Seller::V2Svm, "networks-not-mixed", |d, _| {
             let mut devnet = d["accepts"][0].clone();
             devnet["network"] = json!("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
@@ -409,4 +412,20 @@ fn each_probe_answer_decides_its_own_check_and_no_other() {
         let findings = examine(&observation(seller, &challenge(seller)), &probes);
         assert_eq!(failed(&findings), vec![check], "{check}");
     }
+}
+
+#[test]
+fn another_evm_chain_is_known_and_its_terms_are_checked_without_the_table() {
+    let mut document = challenge(Seller::V2Evm);
+    // Polygon's USDC, whose domain is not in the table: the asset is not checked, the rest is.
+    set(&mut document, "/accepts/0/network", json!("eip155:137"));
+    set(&mut document, "/accepts/0/asset", json!("0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359"));
+    let findings = examine(&observation(Seller::V2Evm, &document), &ProbeAnswers::default());
+    assert_eq!(failed(&findings), Vec::<&str>::new());
+    assert_eq!(findings.outcome(CheckId::NetworkKnown), Outcome::Pass);
+    assert_eq!(findings.outcome(CheckId::AssetKnown), Outcome::NotApplicable);
+    assert_eq!(findings.outcome(CheckId::EvmDomain), Outcome::Pass);
+    set(&mut document, "/accepts/0/payTo", json!("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"));
+    let findings = examine(&observation(Seller::V2Evm, &document), &ProbeAnswers::default());
+    assert_eq!(failed(&findings), vec!["pay-to-valid"]);
 }
