@@ -28,9 +28,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Every outcome, for counts.
-    pub const ALL: [Self; 3] = [Self::Pass, Self::Fail, Self::NotApplicable];
-
     /// The outcome's name, as the output writes it.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -277,11 +277,6 @@ impl CheckId {
         }
     }
 
-    /// The check of an id, if it is one.
-    pub fn parse(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|check| check.as_str() == id)
-    }
-
     /// The check's row of the list.
     pub fn check(self) -> Check {
         let (level, versions, terms, target, sentence) = self.row();

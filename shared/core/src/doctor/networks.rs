@@ -36,9 +36,6 @@ pub struct KnownNetwork {
     pub in_table: bool,
 }
 
-/// Decimals of USDC on every network of the table.
-pub const USDC_DECIMALS: u8 = 6;
-
 /// Solana devnet's and testnet's USDC mint.
 const SOLANA_DEVNET_USDC: &str = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 
