@@ -253,6 +253,33 @@ fn required_states(op: PaidOp, named: &[String]) -> Result<Vec<String>, ExitCode
     Err(ExitCode::from(EXIT_REFUSED))
 }
 
+/// The files a run writes besides standard output: `--reports FILE` (created or emptied) and,
+/// with `--format github`, the step summary GitHub names (appended).
+fn output_files(
+    reports: Option<&Path>,
+    format: Format,
+) -> Result<(Option<File>, Option<File>), ExitCode> {
+    let reports = match reports {
+        Some(path) => Some(output_file(
+            path,
+            false,
+            "reports_unwritable",
+            "the --reports file cannot be created",
+        )?),
+        None => None,
+    };
+    let summary = match std::env::var_os(STEP_SUMMARY) {
+        Some(path) if format == Format::Github && !path.is_empty() => Some(output_file(
+            Path::new(&path),
+            true,
+            "step_summary_unwritable",
+            "the file GITHUB_STEP_SUMMARY names cannot be opened for appending",
+        )?),
+        _ => None,
+    };
+    Ok((reports, summary))
+}
+
 /// A file the run writes: `--reports` (created or emptied) or the step summary (appended).
 fn output_file(
     path: &Path,
@@ -304,24 +331,7 @@ fn prepare_and_run(args: &TargetArgs, op: PaidOp) -> Result<ExitCode, ExitCode> 
             return Err(ExitCode::from(EXIT_REFUSED));
         }
     }
-    let reports = match &args.reports {
-        Some(path) => Some(output_file(
-            path,
-            false,
-            "reports_unwritable",
-            "the --reports file cannot be created",
-        )?),
-        None => None,
-    };
-    let summary = match std::env::var_os(STEP_SUMMARY) {
-        Some(path) if format == Format::Github && !path.is_empty() => Some(output_file(
-            Path::new(&path),
-            true,
-            "step_summary_unwritable",
-            "the file GITHUB_STEP_SUMMARY names cannot be opened for appending",
-        )?),
-        _ => None,
-    };
+    let (reports, summary) = output_files(args.reports.as_deref(), format)?;
     let (signer, fetcher) = match (local_signer(), build_fetcher(rule)) {
         (Ok(signer), Ok(fetcher)) => (signer, fetcher),
         (Err(code), _) | (_, Err(code)) => return Err(code),
@@ -384,24 +394,7 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
         ExitCode::from(problem.exit)
     })?;
     let mcp = doctor_mcp_target(args, rule)?;
-    let reports = match &args.reports {
-        Some(path) => Some(output_file(
-            path,
-            false,
-            "reports_unwritable",
-            "the --reports file cannot be created",
-        )?),
-        None => None,
-    };
-    let summary = match std::env::var_os(STEP_SUMMARY) {
-        Some(path) if format == Format::Github && !path.is_empty() => Some(output_file(
-            Path::new(&path),
-            true,
-            "step_summary_unwritable",
-            "the file GITHUB_STEP_SUMMARY names cannot be opened for appending",
-        )?),
-        _ => None,
-    };
+    let (reports, summary) = output_files(args.reports.as_deref(), format)?;
     let fetcher = build_fetcher(rule)?;
     let colour = colour_wanted(terminal, std::env::var_os("NO_COLOR").as_deref());
     let run = doctor::Doctor {

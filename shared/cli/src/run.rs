@@ -66,20 +66,10 @@ impl Run<'_> {
     /// run's exit code.
     pub(crate) async fn run(
         mut self,
-        mut targets: Vec<Target>,
+        targets: Vec<Target>,
         catalogue: Option<Result<TargetUrl, Problem>>,
     ) -> u8 {
-        match catalogue {
-            None => {}
-            Some(Err(problem)) => targets.push(Target::Unusable(problem)),
-            Some(Ok(url)) => {
-                let room = targets::MAX_URLS - targets.len();
-                match targets::listed(self.fetcher, &url, room).await {
-                    Ok(listed) => targets.extend(listed),
-                    Err(problem) => targets.push(Target::Unusable(problem)),
-                }
-            }
-        }
+        let targets = targets::with_catalogue(self.fetcher, targets, catalogue).await;
         let total = targets.len();
         let op = self.op.as_str();
         let mut unwritten = Unwritten::default();

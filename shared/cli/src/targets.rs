@@ -145,6 +145,27 @@ pub(crate) fn catalogue_url(origin: &str, rule: AddressRule) -> Result<TargetUrl
         .map_err(|refusal| Problem::refused(refusal.rule(), refusal.message()))
 }
 
+/// `targets` with the catalogue's resources after them (fetched now), or the catalogue's
+/// problem in their place: what a run of `check`, `memo` or `doctor` goes through.
+pub(crate) async fn with_catalogue(
+    fetcher: &Fetcher,
+    mut targets: Vec<Target>,
+    catalogue: Option<Result<TargetUrl, Problem>>,
+) -> Vec<Target> {
+    match catalogue {
+        None => {}
+        Some(Err(problem)) => targets.push(Target::Unusable(problem)),
+        Some(Ok(url)) => {
+            let room = MAX_URLS - targets.len();
+            match listed(fetcher, &url, room).await {
+                Ok(listed) => targets.extend(listed),
+                Err(problem) => targets.push(Target::Unusable(problem)),
+            }
+        }
+    }
+    targets
+}
+
 /// Fetches the catalogue and resolves every resource it lists against its origin; an entry
 /// that names nothing to check is an [`Target::Unusable`] in its place. `room` is how many
 /// URLs the run can still take.

@@ -102,11 +102,16 @@ pub(crate) fn json_line(item: usize, outcome: &Outcome) -> String {
             }
             None => escape::json_line(&checked.signed),
         },
-        Outcome::Problem(problem) => escape::json_line(&ProblemLine {
-            item,
-            error: ErrorBody { rule: problem.rule, message: &problem.message },
-        }),
+        Outcome::Problem(problem) => problem_json_line(item, problem),
     }
+}
+
+/// The JSON Lines line of a target refused or not checked: `{"item", "error"}`.
+pub(crate) fn problem_json_line(item: usize, problem: &Problem) -> String {
+    escape::json_line(&ProblemLine {
+        item,
+        error: ErrorBody { rule: problem.rule, message: &problem.message },
+    })
 }
 
 /// A problem as the text view shows it.

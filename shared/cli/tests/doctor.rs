@@ -176,6 +176,27 @@ fn the_list_is_the_cores_in_text_and_json() {
     assert_eq!(refused.status.code(), Some(2));
 }
 
+/// Everything `doctor --fail-on info` with `targets` writes in each format (stdout, stderr, the
+/// reports file, the step summary), joined; each run must exit 3.
+fn every_output(label: &str, targets: &[&str]) -> String {
+    let scratch = ScratchDir::new(label);
+    let mut seen = String::new();
+    for format in ["text", "json", "github", "markdown"] {
+        let reports = scratch.join(&format!("{format}.jsonl"));
+        let summary = scratch.join(&format!("{format}.md"));
+        let mut args = vec!["--allow-private", "--fail-on", "info", "--format", format];
+        args.extend(["--reports", reports.to_str().unwrap()]);
+        args.extend_from_slice(targets);
+        let output = doctor(&args, Some(&summary));
+        assert_eq!(output.status.code(), Some(3), "{format}");
+        seen += &String::from_utf8_lossy(&output.stdout);
+        seen += &String::from_utf8_lossy(&output.stderr);
+        seen += &std::fs::read_to_string(&reports).unwrap();
+        seen += &std::fs::read_to_string(&summary).unwrap_or_default();
+    }
+    seen
+}
+
 #[test]
 fn no_value_a_seller_served_reaches_any_output_in_any_format() {
     const CANARY: &str = "CanaryQz7";
@@ -203,32 +224,9 @@ fn no_value_a_seller_served_reaches_any_output_in_any_format() {
     let a = seller(challenge, headers, preflight);
     let b = seller(valid, cors(), self::preflight());
     let (a, b) = (a.url("/canary"), b.url("/valid"));
-    let scratch = ScratchDir::new("doctor-custody");
-    for format in ["text", "json", "github", "markdown"] {
-        let reports = scratch.join(&format!("{format}.jsonl"));
-        let summary = scratch.join(&format!("{format}.md"));
-        let output = doctor(
-            &[
-                "--allow-private",
-                "--fail-on",
-                "info",
-                "--format",
-                format,
-                "--reports",
-                reports.to_str().unwrap(),
-                &a,
-                &b,
-            ],
-            Some(&summary),
-        );
-        assert_eq!(output.status.code(), Some(3), "{format}");
-        let mut seen = String::from_utf8_lossy(&output.stdout).into_owned();
-        seen += &String::from_utf8_lossy(&output.stderr);
-        seen += &std::fs::read_to_string(&reports).unwrap();
-        seen += &std::fs::read_to_string(&summary).unwrap_or_default();
-        assert!(seen.contains("asset-known") || seen.contains("failed"), "{format}: {seen}");
-        assert!(!seen.contains(CANARY), "{format}: a served value reached the output:\n{seen}");
-    }
+    let seen = every_output("doctor-custody", &[&a, &b]);
+    assert!(seen.contains("asset-known") || seen.contains("failed"), "{seen}");
+    assert!(!seen.contains(CANARY), "a served value reached the output:\n{seen}");
 }
 
 const SOLANA: &str = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
@@ -590,31 +588,7 @@ fn no_value_an_mcp_server_served_reaches_any_output() {
         json!({ "isError": true, "structuredContent": challenge, "content": text }),
     );
     let url = server.url("/mcp");
-    let scratch = ScratchDir::new("doctor-mcp-custody");
-    for format in ["text", "json", "github", "markdown"] {
-        let reports = scratch.join(&format!("{format}.jsonl"));
-        let args = [
-            "--allow-private",
-            "--fail-on",
-            "info",
-            "--format",
-            format,
-            "--reports",
-            reports.to_str().unwrap(),
-            "--mcp",
-            &url,
-            "--tool",
-            "weather",
-        ];
-        let output = doctor(&args, None);
-        assert_eq!(output.status.code(), Some(3), "{format}");
-        let mut seen = String::from_utf8_lossy(&output.stdout).into_owned();
-        seen += &String::from_utf8_lossy(&output.stderr);
-        seen += &std::fs::read_to_string(&reports).unwrap();
-        assert!(
-            seen.contains("accepts-shape") || seen.contains("scheme-known"),
-            "{format}: {seen}"
-        );
-        assert!(!seen.contains(CANARY), "{format}: a served value reached the output:\n{seen}");
-    }
+    let seen = every_output("doctor-mcp-custody", &["--mcp", &url, "--tool", "weather"]);
+    assert!(seen.contains("accepts-shape") || seen.contains("scheme-known"), "{seen}");
+    assert!(!seen.contains(CANARY), "a served value reached the output:\n{seen}");
 }

@@ -24,7 +24,9 @@ use crate::exit::{EXIT_FAILED, OUTPUT_UNWRITABLE, print_error, to_stdout};
 use crate::local::refusal_problem;
 use crate::run::Format;
 use crate::targets::{self, Problem, Target};
-use crate::views::{EXIT_TERMS_UNMET, github_data, github_property, markdown_cell, severity};
+use crate::views::{
+    EXIT_TERMS_UNMET, github_data, github_property, markdown_cell, problem_json_line, severity,
+};
 pub(crate) use probes::{Flags, Probes};
 
 /// Where each check's fix is explained: `docs/doctor.md`, one section per check id.
@@ -109,37 +111,14 @@ struct FindingsLine<'a> {
     counts: Counts,
 }
 
-/// A problem's JSON line.
-#[derive(Serialize)]
-struct ProblemLine<'a> {
-    item: usize,
-    error: ErrorBody<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    rule: &'a str,
-    message: &'a str,
-}
-
 impl Doctor<'_> {
     /// Examines every target (the catalogue's resources last) and returns the run's exit code.
     pub(crate) async fn run(
         mut self,
-        mut targets: Vec<Target>,
+        targets: Vec<Target>,
         catalogue: Option<Result<TargetUrl, Problem>>,
     ) -> u8 {
-        match catalogue {
-            None => {}
-            Some(Err(problem)) => targets.push(Target::Unusable(problem)),
-            Some(Ok(url)) => {
-                let room = targets::MAX_URLS - targets.len();
-                match targets::listed(self.fetcher, &url, room).await {
-                    Ok(listed) => targets.extend(listed),
-                    Err(problem) => targets.push(Target::Unusable(problem)),
-                }
-            }
-        }
+        let targets = targets::with_catalogue(self.fetcher, targets, catalogue).await;
         let mcp = self.mcp.take();
         let total = targets.len() + usize::from(mcp.is_some());
         let mut work: Vec<Option<Target>> = targets.into_iter().map(Some).collect();
@@ -256,10 +235,7 @@ pub(crate) fn findings_json(item: Option<usize>, url: &str, findings: &Findings)
 fn json_line(item: usize, examined: &Examined) -> String {
     match examined {
         Examined::Findings(url, findings) => findings_json(Some(item), url, findings),
-        Examined::Problem(problem) => escape::json_line(&ProblemLine {
-            item,
-            error: ErrorBody { rule: problem.rule, message: &problem.message },
-        }),
+        Examined::Problem(problem) => problem_json_line(item, problem),
     }
 }
 
