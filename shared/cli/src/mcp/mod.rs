@@ -249,10 +249,8 @@ mod tests {
                 .map(|t| t["name"].clone())
                 .collect()
         };
-        assert_eq!(
-            names(&old),
-            [json!("criteria"), json!("precheck"), json!("check"), json!("memo")]
-        );
+        let tools = ["criteria", "precheck", "check", "memo", "doctor"];
+        assert_eq!(names(&old), tools.map(|name| json!(name)));
         assert_eq!(names(&new), names(&old));
         assert_eq!(old["result"].get("resultType"), None);
         assert_eq!(
