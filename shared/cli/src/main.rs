@@ -173,7 +173,7 @@ struct DoctorArgs {
     /// Also write every URL's findings (and refusals) to FILE as JSON Lines, whatever the format.
     #[arg(long, value_name = "FILE")]
     reports: Option<PathBuf>,
-    /// Probe: also send an empty-body request of METHOD (POST, PUT, PATCH, DELETE, HEAD); it must get 402 too.
+    /// Probe: also send an empty-body request of METHOD (POST, PUT, PATCH, DELETE, HEAD, or declared: the Bazaar declaration's method, else POST); it must get 402 too.
     #[arg(long, value_name = "METHOD")]
     method: Option<String>,
     /// Probe: ask this facilitator's /supported (and, with --discovery, its discovery listing).

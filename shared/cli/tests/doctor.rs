@@ -592,3 +592,23 @@ fn no_value_an_mcp_server_served_reaches_any_output() {
     assert!(seen.contains("accepts-shape") || seen.contains("scheme-known"), "{seen}");
     assert!(!seen.contains(CANARY), "a served value reached the output:\n{seen}");
 }
+
+#[test]
+fn method_declared_probes_the_bazaar_declarations_method_else_post() {
+    let mut declaring = healthy_challenge();
+    declaring["extensions"] = json!({ "bazaar": {
+        "info": { "input": { "type": "http", "method": "PUT", "bodyType": "json", "body": {} } },
+        "schema": { "type": "object" } } });
+    for (challenge, sent) in [(declaring, "PUT"), (healthy_challenge(), "POST")] {
+        let seller = seller(challenge, cors(), preflight());
+        let url = seller.url("/weather");
+        let output =
+            doctor(&["--allow-private", "--format", "json", "--method", "declared", &url], None);
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let all = outcomes(&lines(&output)[0]);
+        assert!(all.contains(&("method-402".to_owned(), "pass".to_owned())), "{all:?}");
+        let probed: Vec<_> = seller.requests().into_iter().filter(|r| r.method == sent).collect();
+        assert_eq!(probed.len(), 1, "{sent}");
+        assert!(probed[0].body.is_empty());
+    }
+}

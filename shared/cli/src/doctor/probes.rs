@@ -4,7 +4,7 @@
 //! answer stays in memory.
 
 use payability_core::doctor::{
-    EvmContract, HttpObservation, ProbeAnswers, abi_string, questions, same_url,
+    EvmContract, HttpObservation, ProbeAnswers, abi_string, declared_method, questions, same_url,
 };
 use payability_core::policy::{AddressRule, TargetUrl, vet_target_url};
 use payability_runtime::fetch::Fetcher;
@@ -13,8 +13,19 @@ use serde_json::{Value, json};
 use crate::local::refusal_problem;
 use crate::targets::{self, Problem, Target};
 
-/// The methods `--method` takes: those a paid route may be declared with (x402 Bazaar's).
+/// The methods `--method` takes: those a paid route may be declared with (x402 Bazaar's),
+/// but GET, which the doctor always sends.
 pub(crate) const METHODS: [&str; 5] = ["POST", "PUT", "PATCH", "DELETE", "HEAD"];
+/// `--method`'s value naming the Bazaar declaration's method.
+pub(crate) const DECLARED: &str = "declared";
+
+/// What `--method` asks for.
+pub(crate) enum MethodProbe {
+    /// The method named.
+    Named(&'static str),
+    /// The method the challenge's Bazaar declaration names, else POST.
+    Declared,
+}
 /// Pages of the facilitator's discovery listing read, at most, looking for the URL (each of
 /// [`PAGE_SIZE`] items).
 pub(crate) const LISTING_PAGES: usize = 10;
@@ -25,7 +36,7 @@ pub(crate) const PAGE_SIZE: usize = 100;
 #[derive(Default)]
 pub(crate) struct Probes {
     /// `--method`.
-    pub(crate) method: Option<&'static str>,
+    pub(crate) method: Option<MethodProbe>,
     /// `--facilitator`: its base URL.
     pub(crate) facilitator: Option<String>,
     /// `--solana-rpc`.
@@ -54,12 +65,13 @@ impl Probes {
         };
         let method = match flags.method {
             None => None,
+            Some(DECLARED) => Some(MethodProbe::Declared),
             Some(name) => match METHODS.into_iter().find(|method| *method == name) {
-                Some(method) => Some(method),
+                Some(method) => Some(MethodProbe::Named(method)),
                 None => {
                     return Err(Problem::refused(
                         "method_unknown",
-                        "--method takes POST, PUT, PATCH, DELETE or HEAD (upper case)",
+                        "--method takes POST, PUT, PATCH, DELETE or HEAD (upper case), or declared (the Bazaar declaration's method)",
                     ));
                 }
             },
@@ -85,7 +97,11 @@ impl Probes {
     ) -> ProbeAnswers {
         let asked = questions(seen);
         let mut answers = ProbeAnswers::default();
-        if let Some(method) = &self.method {
+        if let Some(probe) = &self.method {
+            let method = match probe {
+                MethodProbe::Named(method) => method,
+                MethodProbe::Declared => declared_method(seen).unwrap_or("POST"),
+            };
             answers.method = Some(fetcher.empty_request(target, method).await);
         }
         if let Some(base) = &self.facilitator {

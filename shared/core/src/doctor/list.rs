@@ -468,7 +468,7 @@ impl CheckId {
                 BOTH,
                 Terms::None,
                 Http,
-                "An empty-body request of the method --method names (POST, say) answers 402 too, not 400 or 405.",
+                "An empty-body request of the method --method names (declared: the Bazaar declaration's method, else POST) answers 402 too, not 400 or 405.",
             ),
             Self::FacilitatorSupports => (
                 Error,

@@ -15,7 +15,10 @@ pub use examine::{Findings, Outcome, examine, same_url};
 pub use list::{Check, CheckId, Kind, LIST_REVISION, Level};
 pub use mcp::{McpCall, McpEra, McpObservation, examine_mcp};
 pub use observed::{Answer, HttpObservation, PREFLIGHT_ORIGIN, ResponseHeaders};
-pub use probes::{EvmContract, ProbeAnswers, Questions, SvmPayout, abi_string, questions};
+pub use probes::{
+    BAZAAR_METHODS, EvmContract, ProbeAnswers, Questions, SvmPayout, abi_string, declared_method,
+    questions,
+};
 
 #[cfg(test)]
 mod tests;

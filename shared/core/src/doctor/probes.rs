@@ -62,6 +62,22 @@ pub struct SvmPayout {
     pub mint: String,
 }
 
+/// The methods a Bazaar declaration may name for an HTTP endpoint (coinbase/x402
+/// `specs/extensions/bazaar.md`).
+pub const BAZAAR_METHODS: [&str; 6] = ["GET", "HEAD", "DELETE", "POST", "PUT", "PATCH"];
+
+/// The method the challenge's Bazaar declaration names (`info.input.method` of an `http`
+/// input), if it names one of [`BAZAAR_METHODS`]: what `--method` alone probes.
+pub fn declared_method(seen: &HttpObservation) -> Option<&'static str> {
+    let read = read_challenge(seen)?;
+    let input = read.document()?.get("extensions")?.pointer("/bazaar/info/input")?;
+    if input.get("type").and_then(Value::as_str) != Some("http") {
+        return None;
+    }
+    let named = input.get("method").and_then(Value::as_str)?;
+    BAZAAR_METHODS.into_iter().find(|method| *method == named)
+}
+
 /// What the chain probes ask, in the order [`super::examine`] reads the answers.
 pub fn questions(seen: &HttpObservation) -> Questions {
     let Some(challenge) = read_challenge(seen) else {

@@ -432,3 +432,23 @@ fn another_evm_chain_is_known_and_its_terms_are_checked_without_the_table() {
     let findings = examine(&observation(Seller::V2Evm, &document), &ProbeAnswers::default());
     assert_eq!(failed(&findings), vec!["pay-to-valid"]);
 }
+
+#[test]
+fn the_declared_method_is_the_bazaar_declarations_http_method() {
+    let with = |input: Value| {
+        let mut document = challenge(Seller::V2Svm);
+        document["extensions"]["bazaar"]["info"]["input"] = input;
+        observation(Seller::V2Svm, &document)
+    };
+    let vectors: [(Value, Option<&str>); 5] = [
+        (json!({ "type": "http", "method": "PUT", "bodyType": "json", "body": {} }), Some("PUT")),
+        (json!({ "type": "http", "method": "GET" }), Some("GET")),
+        (json!({ "type": "http", "method": "TRACE" }), None),
+        (json!({ "type": "mcp", "tool": "weather", "inputSchema": {} }), None),
+        (json!({ "type": "http" }), None),
+    ];
+    for (input, want) in vectors {
+        assert_eq!(declared_method(&with(input.clone())), want, "{input}");
+    }
+    assert_eq!(declared_method(&observation(Seller::V2Evm, &challenge(Seller::V2Evm))), None);
+}
