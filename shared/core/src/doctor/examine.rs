@@ -244,9 +244,12 @@ pub fn examine(seen: &HttpObservation, probes: &ProbeAnswers) -> Findings {
         return findings;
     };
     findings.set(CheckId::ChallengeDecodes, Outcome::Pass);
-    if let (Some(body), Some(header)) = (&read.body, &read.header) {
-        let same = |name: &str| body.get(name) == header.get(name);
-        findings.set(CheckId::LegsAgree, Outcome::of(same("x402Version") && same("accepts")));
+    // Legs of two versions are a dual-version challenge (v1 clients read the body, v2 clients
+    // the header): each is its version's, and nothing is compared.
+    if let (Some(body), Some(header)) = (&read.body, &read.header)
+        && body.get("x402Version") == header.get("x402Version")
+    {
+        findings.set(CheckId::LegsAgree, Outcome::of(body.get("accepts") == header.get("accepts")));
     }
     let Some(version) = read.version() else {
         findings.set(CheckId::VersionKnown, Outcome::Fail);

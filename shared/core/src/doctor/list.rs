@@ -327,7 +327,7 @@ impl CheckId {
                 BOTH,
                 Terms::None,
                 Http,
-                "When both the body and PAYMENT-REQUIRED carry a challenge, they have the same x402Version and the same accepts.",
+                "When the body and PAYMENT-REQUIRED carry challenges of the same x402Version, they have the same accepts (legs of two versions are a dual-version challenge: not compared).",
             ),
             Self::VersionKnown => (Error, BOTH, Terms::None, Both, "x402Version is 1 or 2."),
             Self::AcceptsShape => (
