@@ -180,18 +180,21 @@ impl Run<'_> {
     }
 }
 
-/// The outputs of a run a write failed on.
+/// The outputs of a run a write failed on (`check`, `memo` and `doctor` runs).
 #[derive(Default)]
-struct Unwritten {
-    stdout: bool,
-    reports: bool,
-    summary: bool,
+pub(crate) struct Unwritten {
+    /// A write to standard output failed.
+    pub(crate) stdout: bool,
+    /// A write to the `--reports` file failed.
+    pub(crate) reports: bool,
+    /// A write to the step summary failed.
+    pub(crate) summary: bool,
 }
 
 impl Unwritten {
     /// The `output_unwritable` message naming every output a write failed on; None when
     /// every write went through.
-    fn message(&self) -> Option<String> {
+    pub(crate) fn message(&self) -> Option<String> {
         let failed: Vec<&str> = [
             (self.stdout, "standard output"),
             (self.reports, "the --reports file"),

@@ -612,3 +612,36 @@ fn method_declared_probes_the_bazaar_declarations_method_else_post() {
         assert!(probed[0].body.is_empty());
     }
 }
+
+#[test]
+fn a_write_that_fails_fails_the_doctor_with_output_unwritable_whatever_the_output() {
+    let seller = seller(healthy_challenge(), cors(), preflight());
+    let url = seller.url("/weather");
+    let full = std::path::Path::new("/dev/full");
+    let vectors: [(&[&str], bool, bool, &str); 3] = [
+        (&["--reports", "/dev/full", "--format", "json"], false, false, "the --reports file"),
+        (&["--format", "json"], true, false, "standard output"),
+        (&["--format", "github"], false, true, "the step summary"),
+    ];
+    for (args, stdout_full, summary_full, names) in vectors {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_payability"));
+        command
+            .args(["doctor", "--allow-private"])
+            .args(args)
+            .arg(&url)
+            .env_remove("GITHUB_STEP_SUMMARY");
+        if stdout_full {
+            command.stdout(std::fs::File::create(full).unwrap());
+        }
+        if summary_full {
+            command.env("GITHUB_STEP_SUMMARY", full);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("\"rule\":\"output_unwritable\"") && stderr.contains(names),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -22,7 +22,7 @@ use crate::escape;
 
 use crate::exit::{EXIT_FAILED, OUTPUT_UNWRITABLE, print_error, to_stdout};
 use crate::local::refusal_problem;
-use crate::run::Format;
+use crate::run::{Format, Unwritten};
 use crate::targets::{self, Problem, Target};
 use crate::views::{
     EXIT_TERMS_UNMET, github_data, github_property, markdown_cell, problem_json_line, severity,
@@ -64,6 +64,12 @@ pub(crate) struct McpTarget {
     pub(crate) tools: Vec<String>,
     /// Their arguments (an object).
     pub(crate) arguments: serde_json::Value,
+}
+
+/// One item of a run: a URL (or a target's problem), or the `--mcp` server.
+enum Work<'a> {
+    Http(Target),
+    Mcp(&'a McpTarget),
 }
 
 /// What one target came to.
@@ -120,35 +126,30 @@ impl Doctor<'_> {
     ) -> u8 {
         let targets = targets::with_catalogue(self.fetcher, targets, catalogue).await;
         let mcp = self.mcp.take();
-        let total = targets.len() + usize::from(mcp.is_some());
-        let mut work: Vec<Option<Target>> = targets.into_iter().map(Some).collect();
-        if mcp.is_some() {
-            work.push(None);
-        }
+        let mut work: Vec<Work<'_>> = targets.into_iter().map(Work::Http).collect();
+        work.extend(mcp.as_ref().map(Work::Mcp));
+        let total = work.len();
         let (mut worst, mut failing) = (0u8, 0usize);
         let mut rows = String::from(
             "### payability doctor\n\n| URL | failed | passed | not applicable |\n|---|---|---|---|\n",
         );
-        let mut unwritten = Vec::new();
-        if self.format == Format::Markdown && !to_stdout(&rows) {
-            unwritten.push("standard output");
+        let mut unwritten = Unwritten::default();
+        if self.format == Format::Markdown {
+            unwritten.stdout |= !to_stdout(&rows);
         }
         for (target, item) in work.into_iter().zip(1usize..) {
-            let examined = match (target, &mcp) {
-                (Some(target), _) => self.examine(target).await,
-                (None, Some(server)) => {
+            let examined = match target {
+                Work::Http(target) => self.examine(target).await,
+                Work::Mcp(server) => {
                     let seen =
                         mcp::observe(self.fetcher, &server.url, &server.tools, &server.arguments)
                             .await;
                     Examined::Findings(server.url.as_str().to_owned(), examine_mcp(&seen))
                 }
-                (None, None) => unreachable!("an MCP item is queued only with --mcp"),
             };
             let row = markdown_row(item, &examined);
-            if let Some(reports) = &mut self.reports
-                && writeln!(reports, "{}", json_line(item, &examined)).is_err()
-            {
-                unwritten.push("the --reports file");
+            if let Some(reports) = &mut self.reports {
+                unwritten.reports |= writeln!(reports, "{}", json_line(item, &examined)).is_err();
             }
             let view = match self.format {
                 Format::Json => format!("{}\n", json_line(item, &examined)),
@@ -156,9 +157,7 @@ impl Doctor<'_> {
                 Format::Github => annotations(item, &examined),
                 Format::Markdown => row.clone(),
             };
-            if !to_stdout(&view) {
-                unwritten.push("standard output");
-            }
+            unwritten.stdout |= !to_stdout(&view);
             rows += &row;
             let exit = examined.exit(self.fail_on);
             failing += usize::from(exit == EXIT_TERMS_UNMET);
@@ -166,18 +165,11 @@ impl Doctor<'_> {
                 worst = exit;
             }
         }
-        if let Some(summary) = &mut self.summary
-            && writeln!(summary, "{rows}").is_err()
-        {
-            unwritten.push("the step summary (GITHUB_STEP_SUMMARY)");
+        if let Some(summary) = &mut self.summary {
+            unwritten.summary |= writeln!(summary, "{rows}").is_err();
         }
-        if std::io::stdout().flush().is_err() {
-            unwritten.push("standard output");
-        }
-        if !unwritten.is_empty() {
-            unwritten.dedup();
-            let message =
-                format!("a write failed, so this output is incomplete: {}", unwritten.join(", "));
+        unwritten.stdout |= std::io::stdout().flush().is_err();
+        if let Some(message) = unwritten.message() {
             print_error(OUTPUT_UNWRITABLE, &message);
             if severity(EXIT_FAILED) > severity(worst) {
                 worst = EXIT_FAILED;
