@@ -412,6 +412,9 @@ fn prepare_and_run_doctor(args: &DoctorArgs) -> Result<ExitCode, ExitCode> {
     Ok(ExitCode::from(code))
 }
 
+/// Most tools `--tool` may name (each called once or twice).
+const MAX_TOOLS: usize = 32;
+
 /// `--mcp`, `--tool` and `--arguments`, read: the URL under the target policy, the arguments
 /// a JSON object; refused before anything is fetched.
 fn doctor_mcp_target(
@@ -431,6 +434,11 @@ fn doctor_mcp_target(
         (1..=128).contains(&tool.len())
             && tool.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
     };
+    if args.tool.len() > MAX_TOOLS {
+        let message = format!("--tool names at most {MAX_TOOLS} tools a run");
+        print_error("too_many_tools", &message);
+        return Err(ExitCode::from(EXIT_REFUSED));
+    }
     if !args.tool.iter().all(named) {
         print_error(
             "tool_name_malformed",

@@ -452,8 +452,9 @@ fn examine_probes(
         let payouts = offers.iter().filter_map(svm_payout);
         findings.set(
             CheckId::SvmPayoutAccount,
-            Outcome::over(payouts.zip(accounts.iter()), |(payout, answer)| {
-                let Some(account) = answer else { return false };
+            // An offer past the answers (past MAX_PROBED_OFFERS) was not asked about: it fails.
+            Outcome::over(payouts.enumerate(), |(i, payout)| {
+                let Some(Some(account)) = accounts.get(i) else { return false };
                 let info = account.pointer("/data/parsed/info");
                 let field = |name: &str| info.and_then(|i| i.get(name)).and_then(Value::as_str);
                 account.get("owner").and_then(Value::as_str) == Some(TOKEN_PROGRAM)
@@ -468,7 +469,8 @@ fn examine_probes(
             .filter(|o| o.scheme_is_exact() && o.on(Family::Evm) && o.text("asset").is_some());
         findings.set(
             CheckId::EvmAssetContract,
-            Outcome::over(assets.zip(contracts.iter()), |(offer, contract)| {
+            Outcome::over(assets.enumerate(), |(i, offer)| {
+                let Some(contract) = contracts.get(i) else { return false };
                 contract.has_code
                     && contract.name.as_deref() == offer.extra("name")
                     && contract.version.as_deref() == offer.extra("version")

@@ -78,18 +78,24 @@ pub fn declared_method(seen: &HttpObservation) -> Option<&'static str> {
     BAZAAR_METHODS.into_iter().find(|method| *method == named)
 }
 
-/// What the chain probes ask, in the order [`super::examine`] reads the answers.
+/// Most offers of one challenge a chain probe asks about (one RPC call or three each); an
+/// offer past them has no answer, and its check fails: a bound, said, never a silent cap.
+pub const MAX_PROBED_OFFERS: usize = 16;
+
+/// What the chain probes ask, in the order [`super::examine`] reads the answers: at most
+/// [`MAX_PROBED_OFFERS`] of each.
 pub fn questions(seen: &HttpObservation) -> Questions {
     let Some(challenge) = read_challenge(seen) else {
         return Questions::default();
     };
     let offers = challenge.offers();
     Questions {
-        svm_accounts: offers.iter().filter_map(svm_payout).collect(),
+        svm_accounts: offers.iter().filter_map(svm_payout).take(MAX_PROBED_OFFERS).collect(),
         evm_assets: offers
             .iter()
             .filter(|offer| offer.scheme_is_exact() && offer.on(Family::Evm))
             .filter_map(|offer| offer.text("asset").map(str::to_owned))
+            .take(MAX_PROBED_OFFERS)
             .collect(),
     }
 }

@@ -452,3 +452,23 @@ fn the_declared_method_is_the_bazaar_declarations_http_method() {
     }
     assert_eq!(declared_method(&observation(Seller::V2Evm, &challenge(Seller::V2Evm))), None);
 }
+
+#[test]
+fn an_offer_past_the_probed_ones_fails_its_chain_check_never_silently_passes() {
+    let mut document = challenge(Seller::V2Evm);
+    let offer = document["accepts"][0].clone();
+    document["accepts"] = json!(vec![offer; probes::MAX_PROBED_OFFERS + 1]);
+    let seen = observation(Seller::V2Evm, &document);
+    assert_eq!(questions(&seen).evm_assets.len(), probes::MAX_PROBED_OFFERS);
+    let contract =
+        EvmContract { has_code: true, name: Some("USD Coin".into()), version: Some("2".into()) };
+    let mut answers = ProbeAnswers {
+        evm_contracts: Some(vec![contract; probes::MAX_PROBED_OFFERS]),
+        ..ProbeAnswers::default()
+    };
+    assert_eq!(examine(&seen, &answers).outcome(CheckId::EvmAssetContract), Outcome::Fail);
+    answers.evm_contracts.as_mut().unwrap().truncate(1);
+    document["accepts"] = json!([document["accepts"][0]]);
+    let seen = observation(Seller::V2Evm, &document);
+    assert_eq!(examine(&seen, &answers).outcome(CheckId::EvmAssetContract), Outcome::Pass);
+}
