@@ -29,6 +29,9 @@ X402_ALSO_PINNED+=" mcp==1.30.0 httpx-sse==0.4.3 sse-starlette==3.7.1 pydantic-s
 # The A2A buyer (tests/e2e/a2a_buyer.py): the official A2A SDK's client (A2A 1.0, with its 0.3
 # compatibility layer), its protobuf and JSON-RPC packages pinned too.
 X402_ALSO_PINNED+=" a2a-sdk==1.3.0 protobuf==7.36.2 google-api-core==2.44.0 googleapis-common-protos==1.76.0 json-rpc==1.15.0 culsans==0.11.0"
+# The doctor's Base sellers (tests/e2e/sellers/seller.py, doctor-base*): the SDK's `evm` extra,
+# its web3 and eth-account pinned.
+X402_ALSO_PINNED+=" web3==8.0.0 eth-account==0.14.0"
 X402_PINS="x402==$X402_VERSION $X402_ALSO_PINNED"
 X402_VENV=$DEPS/x402-venv
 # The MCP 2026-07-28 clients (tests/e2e/mcp2_*.py): the official MCP SDK 2.x, which speaks the
@@ -57,7 +60,8 @@ installed_x402() {
 names = ("x402", "solders", "solana", "httpx", "rfc8785", "cryptography", "fastapi",
          "starlette", "uvicorn", "flask", "werkzeug", "jsonschema", "mcp", "httpx-sse",
          "sse-starlette", "pydantic-settings", "python-multipart", "a2a-sdk", "protobuf",
-         "google-api-core", "googleapis-common-protos", "json-rpc", "culsans")
+         "google-api-core", "googleapis-common-protos", "json-rpc", "culsans", "web3",
+         "eth-account")
 print(" ".join(f"{n}=={m.version(n)}" for n in names))' 2>/dev/null || true
 }
 
@@ -107,9 +111,9 @@ fresh_venv() {
 
 install_x402() {
   if [[ "$(installed_x402)" != "$X402_PINS" ]]; then
-    say "installing x402[svm,httpx,fastapi,flask,mcp] (${X402_PINS// /, }) (pip, in a virtualenv) into $X402_VENV"
+    say "installing x402[svm,evm,httpx,fastapi,flask,mcp] (${X402_PINS// /, }) (pip, in a virtualenv) into $X402_VENV"
     # shellcheck disable=SC2086 # the pins are words
-    fresh_venv "$X402_VENV" "x402[svm,httpx,fastapi,flask,mcp]==$X402_VERSION" $X402_ALSO_PINNED
+    fresh_venv "$X402_VENV" "x402[svm,evm,httpx,fastapi,flask,mcp]==$X402_VERSION" $X402_ALSO_PINNED
   fi
 }
 

@@ -2,8 +2,8 @@
 //! (`@x402/express` and `@x402/hono` 2.27.0, the x402 2.25.0 Python SDK's FastAPI and Flask
 //! middleware; tests/e2e/sellers), each serving one Solana `exact` USDC route with the
 //! facilitator fixture: out of the box, behind a CORS layer (no check fails), and with one
-//! seeded defect each, which the doctor must flag alone; and, for the npm middlewares, the
-//! same route on Base (`@x402/evm` 2.27.0) with a facilitator stand-in listing Base. The table is docs/doctor.md's
+//! seeded defect each, which the doctor must flag alone; and the same route on Base
+//! (`@x402/evm` 2.27.0, `x402[evm]` 2.25.0) with a facilitator stand-in listing Base. The table is docs/doctor.md's
 //! "Tested against the official middlewares". Needs `scripts/test` (as sellers.rs).
 
 use crate::sellers::Middleware;
@@ -33,8 +33,8 @@ const ROWS: [(&str, &[&str], &[&str]); 8] = [
     ("doctor-post-400", &["--method", "POST"], &["method-402"]),
 ];
 
-/// The Base sellers (`@x402/evm`, npm middlewares only), whose facilitator lists Base: (route
-/// variant, the checks that fail).
+/// The Base sellers (`@x402/evm`; the Python SDK's `evm` extra), whose facilitator lists Base:
+/// (route variant, the checks that fail).
 const BASE_ROWS: [(&str, &[&str]); 2] =
     [("doctor-base", &[]), ("doctor-base-wrong-domain", &["evm-domain"])];
 
@@ -66,7 +66,20 @@ fn failed_checks(url: &str, flags: &[&str]) -> Vec<String> {
 fn flags_exactly_the_seeded_check(middleware: Middleware) {
     let rpc = Fixture::start("solana_rpc_stub.py", &[]);
     let facilitator = Fixture::start("facilitator_fixture.py", &["--rpc", &rpc.url()]);
+    // A facilitator that lists Base only: the Base sellers' own, and the probed one that does
+    // not support Solana.
+    let evm_only = StandIn::replying(|_: &Recorded| {
+        let kinds = json!([{"x402Version": 2, "scheme": "exact", "network": "eip155:8453"}]);
+        Reply::json(200, &json!({"kinds": kinds, "extensions": [], "signers": {}}))
+    });
     let mut wrong = Vec::new();
+    for (variant, want) in BASE_ROWS {
+        let seller = middleware.start(variant, &evm_only.origin());
+        let got = failed_checks(&format!("{}/weather", seller.url()), &[]);
+        if got != want {
+            wrong.push(format!("{middleware:?} {variant}: {got:?}, not {want:?}"));
+        }
+    }
     for (variant, flags, want) in ROWS {
         let seller = middleware.start(variant, &facilitator.url());
         let got = failed_checks(&format!("{}/weather", seller.url()), flags);
@@ -76,11 +89,6 @@ fn flags_exactly_the_seeded_check(middleware: Middleware) {
     }
     let (variant, flags, want) = match middleware {
         Middleware::Express | Middleware::Hono => {
-            let evm_only = StandIn::replying(|_: &Recorded| {
-                let kinds =
-                    json!([{"x402Version": 2, "scheme": "exact", "network": "eip155:8453"}]);
-                Reply::json(200, &json!({"kinds": kinds, "extensions": [], "signers": {}}))
-            });
             let seller = middleware.start("doctor-cors", &facilitator.url());
             let flags = ["--facilitator".to_owned(), evm_only.origin()];
             let flags: Vec<&str> = flags.iter().map(String::as_str).collect();

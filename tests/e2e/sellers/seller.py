@@ -50,7 +50,13 @@ VARIANTS = (
     "doctor-wrong-token-account",
     "doctor-bad-bazaar",
     "doctor-post-400",
+    "doctor-base",
+    "doctor-base-wrong-domain",
 )
+BASE = "eip155:8453"
+BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+# The Base variants' payTo: EIP-55's own example address (seller.mjs's EVM_PAY_TO).
+EVM_PAY_TO = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 SOLANA_DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 # A Solana address that is not the payTo's USDC account: the seeded wrong token account.
 WRONG_TOKEN_ACCOUNT = "Cra8woRQhnHsGAmFWcCN1m7A9J44ykNfGpehi6dMBuKR"
@@ -63,6 +69,8 @@ def routes_for(variant: str, pay_to: str, memo: str) -> dict:
     if variant in ("body-only", "populated", "bound"):
         chosen = {"body-only": None, "populated": memo, "bound": fresh_memos(memo)}[variant]
         return weather_routes(pay_to, chosen)
+    if variant.startswith("doctor-base"):
+        return base_routes(variant)
     memo_for = fresh_memos(memo)
     accepts = {"scheme": "exact", "network": SOLANA_MAINNET, "payTo": pay_to, "price": "$0.01"}
     if variant == "memo-fixed":
@@ -92,6 +100,29 @@ def routes_for(variant: str, pay_to: str, memo: str) -> dict:
     if variant == "doctor-post-400":
         return {"GET /weather": route, "POST /weather": route}
     return {"GET /weather": route}
+
+
+def base_routes(variant: str) -> dict:
+    """The Base variants' route (seller.mjs's baseRoutes): priced in dollars, or with a seeded
+    wrong EIP-712 domain name."""
+    price = "$0.01"
+    if variant == "doctor-base-wrong-domain":
+        price = {"amount": "10000", "asset": BASE_USDC, "extra": {"name": "USDC", "version": "2"}}
+    accepts = {"scheme": "exact", "network": BASE, "payTo": EVM_PAY_TO, "price": price}
+    route = {"accepts": accepts, "description": "Weather report", "mimeType": "application/json"}
+    return {"GET /weather": route}
+
+
+def register_scheme(server, variant: str) -> None:
+    """Solana's exact scheme, or Base's for the Base variants."""
+    if variant.startswith("doctor-base"):
+        from x402.mechanisms.evm.exact import register_exact_evm_server
+
+        register_exact_evm_server(server, BASE)
+    else:
+        from x402.mechanisms.svm.exact import register_exact_svm_server
+
+        register_exact_svm_server(server, SOLANA_MAINNET)
 
 
 def doctor_headers(variant: str, method: str) -> list[tuple[str, str]]:
@@ -158,10 +189,9 @@ def serve_fastapi(routes: dict, variant: str, facilitator_url: str, sock: socket
     from x402 import x402ResourceServer
     from x402.http import HTTPFacilitatorClient
     from x402.http.middleware.fastapi import PaymentMiddlewareASGI
-    from x402.mechanisms.svm.exact import register_exact_svm_server
 
     server = x402ResourceServer(HTTPFacilitatorClient(FacilitatorConfig(url=facilitator_url)))
-    register_exact_svm_server(server, SOLANA_MAINNET)
+    register_scheme(server, variant)
     app = FastAPI()
     app.add_middleware(PaymentMiddlewareASGI, routes=routes, server=server)
 
@@ -185,12 +215,11 @@ def serve_flask(routes: dict, variant: str, facilitator_url: str, sock: socket.s
     from x402 import x402ResourceServerSync
     from x402.http import HTTPFacilitatorClientSync
     from x402.http.middleware.flask import payment_middleware
-    from x402.mechanisms.svm.exact import register_exact_svm_server
 
     server = x402ResourceServerSync(
         HTTPFacilitatorClientSync(FacilitatorConfig(url=facilitator_url))
     )
-    register_exact_svm_server(server, SOLANA_MAINNET)
+    register_scheme(server, variant)
     app = Flask(__name__)
     payment_middleware(app, routes, server)
 
