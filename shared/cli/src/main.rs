@@ -191,7 +191,7 @@ struct DoctorArgs {
     /// Also examine this MCP server (Streamable HTTP): both eras, x402's MCP binding.
     #[arg(long, value_name = "URL")]
     mcp: Option<String>,
-    /// With --mcp: a paid tool to call without payment (repeatable).
+    /// With --mcp: a paid tool to call without payment (repeatable) [default: each tool whose listing declares a price, annotations.paymentHint].
     #[arg(long, value_name = "NAME", requires = "mcp")]
     tool: Vec<String>,
     /// With --mcp: the tools' arguments, a JSON object [default: {}].

@@ -505,9 +505,10 @@ fn handshake_server(answer: Value) -> StandIn {
             Some("initialize") => json!({
                 "protocolVersion": "2025-06-18", "capabilities": { "tools": {} },
                 "serverInfo": { "name": "stand-in", "version": "1" } }),
-            Some("tools/list") => {
-                json!({ "tools": [{ "name": "weather", "inputSchema": { "type": "object" } }] })
-            }
+            Some("tools/list") => json!({ "tools": [
+                { "name": "weather", "inputSchema": { "type": "object" },
+                  "annotations": { "paymentHint": true, "paymentPriceUSD": 0.01 } },
+                { "name": "ping", "inputSchema": { "type": "object" } }] }),
             Some("tools/call") => answer.clone(),
             Some("notifications/initialized") => return Reply::status(202),
             _ => {
@@ -644,4 +645,27 @@ fn a_write_that_fails_fails_the_doctor_with_output_unwritable_whatever_the_outpu
             "{args:?}: {stderr}"
         );
     }
+}
+
+#[test]
+fn without_tool_the_tools_whose_listing_declares_a_price_are_called_and_no_other() {
+    let mut challenge = healthy_challenge();
+    challenge["resource"]["url"] = json!("mcp://tool/weather");
+    let text = json!([{ "type": "text", "text": challenge.to_string() }]);
+    let server = handshake_server(
+        json!({ "isError": true, "structuredContent": challenge, "content": text }),
+    );
+    let output =
+        doctor(&["--allow-private", "--format", "json", "--mcp", &server.url("/mcp")], None);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let all = outcomes(&lines(&output)[0]);
+    assert!(all.contains(&("mcp-tool-result".to_owned(), "pass".to_owned())), "{all:?}");
+    let called: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter_map(|r| serde_json::from_slice::<Value>(&r.body).ok())
+        .filter(|call| call["method"] == "tools/call")
+        .map(|call| call["params"]["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(called, ["weather"], "the free ping is never called");
 }

@@ -1,7 +1,7 @@
 //! `--mcp URL`: the doctor's look at an MCP server, as an MCP client that pays nothing. It
 //! asks `server/discover` first (2026-07-28), else shakes hands (`initialize`, then
-//! `notifications/initialized`); lists the tools; and calls each tool `--tool` names, with
-//! `--arguments`, without payment: once as a client advertising no extension and, on 2026-07-28
+//! `notifications/initialized`); lists the tools; and calls each tool `--tool` names (without
+//! it, each tool whose listing declares a price), with `--arguments`, without payment: once as a client advertising no extension and, on 2026-07-28
 //! when the server advertises `org.x402/payment`, once as one advertising it. What the server
 //! answers stays in memory; the core's checks read it ([`McpObservation`]).
 
@@ -16,6 +16,14 @@ use serde_json::{Value, json};
 
 /// Pages of `tools/list` read, at most, looking for the tools named.
 const TOOL_PAGES: usize = 10;
+/// Most tools called that declare a price, without `--tool`.
+const MAX_DECLARED_CALLED: usize = 32;
+
+/// A tool whose listing declares an x402 price, as the x402 MCP packages of the ecosystem write
+/// it: `annotations.paymentHint: true` (with `paymentPriceUSD`, `paymentNetworks`).
+fn declares_a_price(tool: &Value) -> bool {
+    tool.pointer("/annotations/paymentHint") == Some(&Value::Bool(true))
+}
 
 /// A session with one MCP server: its era, and what each request must carry.
 struct Session<'a> {
@@ -114,7 +122,7 @@ pub(crate) async fn observe(
     let Some((era, mut session)) = open(fetcher, target).await else {
         return McpObservation::default();
     };
-    let mut names: Vec<String> = Vec::new();
+    let (mut names, mut declared): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     let mut cursor: Option<Value> = None;
     for _ in 0..TOOL_PAGES {
         let params = match &cursor {
@@ -124,21 +132,31 @@ pub(crate) async fn observe(
         let Some(answer) = session.request("tools/list", params, false).await else { break };
         let result = answer.message.get("result");
         let listed = result.and_then(|r| r.get("tools")).and_then(Value::as_array);
-        names.extend(
-            listed
-                .into_iter()
-                .flatten()
-                .filter_map(|tool| tool.get("name").and_then(Value::as_str).map(str::to_owned)),
-        );
+        for tool in listed.into_iter().flatten() {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+            if declares_a_price(tool) {
+                declared.push(name.to_owned());
+            }
+            names.push(name.to_owned());
+        }
         cursor = result.and_then(|r| r.get("nextCursor")).filter(|c| !c.is_null()).cloned();
         if cursor.is_none() {
             break;
         }
     }
-    let listed = tools.iter().all(|tool| names.contains(tool));
+    // Without --tool, the tools whose listing declares a price: at most MAX_DECLARED_CALLED,
+    // and a server declaring more fails mcp-answers (name them with --tool), never a silent cap.
+    let (named, listed) = match tools.is_empty() {
+        true => {
+            let within = declared.len() <= MAX_DECLARED_CALLED;
+            declared.truncate(MAX_DECLARED_CALLED);
+            (declared, within)
+        }
+        false => (tools.to_vec(), tools.iter().all(|tool| names.contains(tool))),
+    };
     let extension = matches!(era, McpEra::Stateless { payment_extension: true });
     let mut calls = Vec::new();
-    for tool in tools {
+    for tool in &named {
         let params = json!({"name": tool, "arguments": arguments});
         let result =
             |answer: Option<McpAnswer>| answer.and_then(|a| a.message.get("result").cloned());

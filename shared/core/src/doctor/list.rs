@@ -513,7 +513,7 @@ impl CheckId {
                 V2,
                 Terms::None,
                 Mcp,
-                "The server answers server/discover (2026-07-28) or initialize (the handshake era), and its tools/list lists every tool --tool names.",
+                "The server answers server/discover (2026-07-28) or initialize (the handshake era), and its tools/list lists every tool --tool names (without --tool: declares a price on at most 32 tools).",
             ),
             Self::McpToolResult => (
                 Error,
